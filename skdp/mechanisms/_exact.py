@@ -1,0 +1,136 @@
+"""Exact samplers on integers and rationals.
+
+These follow Canonne, Kamath and Steinke, "The Discrete Gaussian for Differential
+Privacy" (NeurIPS 2020), section 5: every random choice is a uniform integer drawn
+by ``Generator.integers`` (exact rejection sampling on random bits) and every
+probability is a ratio of integers, so no floating-point rounding enters the output
+distribution. The loops are vectorised over arrays: each pass works on the entries
+that are still undecided.
+"""
+
+from fractions import Fraction
+
+import numpy as np
+
+# Integers handed to the samplers stay below this, so products with the small loop
+# counters below never overflow int64.
+_MAX_INT = 2**56
+
+
+def _rational_at_least(value, *, bits=48):
+    """``(t, s)`` with ``s`` a power of two, ``t / s >= value`` and ``t`` about ``2**bits``.
+
+    Rounding up keeps the noise scale at least as large as asked for; the relative
+    excess is below ``2**-bits`` unless the value is tiny (then ``t`` is small and the
+    noise negligible anyway).
+    """
+    value = Fraction(value)
+    k = 0
+    while k < 62 and value * 2 ** (k + 1) <= 2**bits:
+        k += 1
+    t = -((-value.numerator * 2**k) // value.denominator)  # ceil(value * 2**k)
+    if t > _MAX_INT:
+        raise ValueError(
+            f"noise scale {float(value):.3g} is too large to sample exactly; "
+            "the ratio of sensitivity to epsilon is out of range"
+        )
+    return max(int(t), 1), 2**k
+
+
+def _rational_at_most(value, *, bits=24):
+    """``(a, s)`` with ``s <= 2**56`` a power of two and ``a / s <= value``, ``a ~ 2**bits``."""
+    value = Fraction(value)
+    k = 0
+    while k < 56 and value * 2 ** (k + 1) <= 2**bits:
+        k += 1
+    return int(value.numerator * 2**k // value.denominator), 2**k
+
+
+def _bernoulli_exp_neg_unit(numerator, denominator, rng):
+    """Bernoulli(exp(-numerator / denominator)) for ``0 <= numerator <= denominator``.
+
+    Uses exp(-g) = P[the first K with Bernoulli(g / K) = 0 is odd].
+    """
+    numerator = np.asarray(numerator, dtype=np.int64)
+    k = np.ones(numerator.shape, dtype=np.int64)
+    undecided = np.flatnonzero(np.ones(numerator.shape, dtype=bool))
+    flat_k, flat_num = k.reshape(-1), numerator.reshape(-1)
+    while undecided.size:
+        success = rng.integers(0, denominator * flat_k[undecided]) < flat_num[undecided]
+        flat_k[undecided[success]] += 1
+        undecided = undecided[success]
+    return k % 2 == 1
+
+
+def bernoulli_exp_neg(numerator, denominator, rng):
+    """Exact Bernoulli(exp(-numerator / denominator)), elementwise.
+
+    Parameters
+    ----------
+    numerator : array-like of int
+        Non-negative integers.
+    denominator : int
+        A positive integer below ``2**56``.
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    numpy.ndarray of bool
+    """
+    numerator = np.asarray(numerator, dtype=np.int64)
+    whole, fraction = np.divmod(numerator, denominator)
+    result = _bernoulli_exp_neg_unit(fraction, denominator, rng).reshape(-1)
+    whole = whole.reshape(-1)
+    # exp(-whole) is the chance that `whole` independent Bernoulli(exp(-1)) all succeed
+    done = 0
+    pending = np.flatnonzero(result & (whole > done))
+    while pending.size:
+        result[pending] = _bernoulli_exp_neg_unit(np.ones(pending.size), 1, rng)
+        done += 1
+        pending = pending[result[pending] & (whole[pending] > done)]
+    return result.reshape(numerator.shape)
+
+
+def _geometric_exp_neg_one(size, rng):
+    """Number of successes of Bernoulli(exp(-1)) before the first failure."""
+    count = np.zeros(size, dtype=np.int64)
+    pending = np.arange(size)
+    while pending.size:
+        success = _bernoulli_exp_neg_unit(np.ones(pending.size), 1, rng)
+        pending = pending[success]
+        count[pending] += 1
+    return count
+
+
+def discrete_laplace(shape, scale, rng):
+    """Exact discrete Laplace noise: ``P[Z = z]`` proportional to ``exp(-|z| / b)``.
+
+    The scale ``b`` is rounded *up* to a rational ``t / s`` (``s`` a power of two,
+    relative excess below ``2**-48``), which only adds privacy.
+
+    Parameters
+    ----------
+    shape : int or tuple of int
+    scale : float or fractions.Fraction
+        ``b > 0``.
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    numpy.ndarray of int64
+    """
+    t, s = _rational_at_least(scale)
+    size = int(np.prod(shape))
+    out = np.zeros(size, dtype=np.int64)
+    pending = np.arange(size)
+    while pending.size:
+        u = rng.integers(0, t, size=pending.size)
+        accept = _bernoulli_exp_neg_unit(u, t, rng)
+        v = np.zeros(pending.size, dtype=np.int64)
+        v[accept] = _geometric_exp_neg_one(int(accept.sum()), rng)
+        magnitude = (u + t * v) // s
+        negative = rng.integers(0, 2, size=pending.size).astype(bool)
+        accept &= ~(negative & (magnitude == 0))  # so that 0 is not counted twice
+        out[pending[accept]] = np.where(negative, -magnitude, magnitude)[accept]
+        pending = pending[~accept]
+    return out.reshape(shape)

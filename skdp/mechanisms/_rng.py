@@ -1,0 +1,55 @@
+"""Random generators for the mechanisms."""
+
+import secrets
+from numbers import Integral
+
+import numpy as np
+from randomgen import ChaCha
+
+__all__ = ["check_random_state"]
+
+
+def check_random_state(random_state=None):
+    """Turn ``random_state`` into a :class:`numpy.random.Generator`.
+
+    Parameters
+    ----------
+    random_state : None, int, numpy.random.Generator or numpy.random.RandomState
+        * ``None`` (the default, and the only choice for a real release): a new
+          ChaCha20 generator keyed with 256 bits from the operating system's
+          cryptographically secure source, created on every call. Nothing about it
+          can be predicted or replayed, and forked or spawned workers each key their
+          own generator, so they never share noise.
+        * an int: a seeded, reproducible generator, for tests and experiments. An
+          attacker who knows the seed can subtract the noise, so never publish a
+          release made with a fixed seed.
+        * a ``Generator``: returned as is (its stream is shared with the caller).
+        * a legacy ``RandomState``: a seed is drawn from it (reproducible).
+
+    Returns
+    -------
+    numpy.random.Generator
+
+    Examples
+    --------
+    >>> from skdp.mechanisms import check_random_state
+    >>> rng = check_random_state(0)
+    >>> int(rng.integers(10)) == int(check_random_state(0).integers(10))
+    True
+    >>> type(check_random_state(None).bit_generator).__name__
+    'ChaCha'
+    """
+    if random_state is None:
+        return np.random.Generator(ChaCha(key=secrets.randbits(256)))
+    if isinstance(random_state, np.random.Generator):
+        return random_state
+    if isinstance(random_state, np.random.RandomState):
+        return np.random.default_rng(random_state.randint(0, 2**32, size=4))
+    if isinstance(random_state, Integral) and not isinstance(random_state, bool):
+        if random_state < 0:
+            raise ValueError(f"random_state must be a non-negative int, got {random_state}")
+        return np.random.default_rng(int(random_state))
+    raise ValueError(
+        "random_state must be None, a non-negative int, a numpy Generator or a RandomState, "
+        f"got {random_state!r}"
+    )

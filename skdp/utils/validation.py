@@ -1,0 +1,228 @@
+"""Validation of privacy parameters and public inputs.
+
+Everything here is deterministic and reads no noise; the private estimation of
+bounds lives in :mod:`skdp.utils._bounds`.
+"""
+
+import math
+import warnings
+from collections.abc import Mapping
+from numbers import Real
+
+import numpy as np
+
+from skdp.exceptions import ClippingWarning
+
+__all__ = [
+    "check_epsilon",
+    "check_sensitivity",
+    "clip_rows_to_norm",
+    "clip_to_bounds",
+    "resolve_bounds",
+    "split_budget",
+]
+
+
+def _check_positive_finite(value, name):
+    if isinstance(value, bool) or not isinstance(value, Real):
+        raise ValueError(f"{name} must be a real number, got {value!r}")
+    value = float(value)
+    if not math.isfinite(value) or value <= 0:
+        raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
+    return value
+
+
+def check_epsilon(epsilon, *, name="epsilon"):
+    """Return ``epsilon`` as a float after checking that it is finite and > 0.
+
+    Examples
+    --------
+    >>> from skdp.utils.validation import check_epsilon
+    >>> check_epsilon(1)
+    1.0
+    >>> check_epsilon(float("nan"))
+    Traceback (most recent call last):
+    ...
+    ValueError: epsilon must be a finite number > 0, got nan
+    """
+    return _check_positive_finite(epsilon, name)
+
+
+def check_sensitivity(sensitivity, *, name="sensitivity"):
+    """Return ``sensitivity`` as a float after checking that it is finite and > 0.
+
+    A sensitivity of 0 means the output does not depend on the data: there is
+    nothing to noise, so it is refused rather than silently released.
+    """
+    return _check_positive_finite(sensitivity, name)
+
+
+def resolve_bounds(bounds, n_features, *, feature_names=None, name="bounds"):
+    """Parse public bounds into two float arrays of length ``n_features``.
+
+    Parameters
+    ----------
+    bounds : None, tuple or dict
+        ``(lower, upper)`` with scalars (the same for every feature) or arrays of
+        length ``n_features``; or, for DataFrames, ``{column: (lower, upper)}`` naming
+        every column. ``None`` is returned as ``None``: the caller then estimates
+        bounds privately (:func:`skdp.utils._bounds.estimate_bounds`).
+    n_features : int
+    feature_names : array-like of str, optional
+        Needed for the dict form.
+    name : str, default="bounds"
+        The parameter name used in error messages.
+
+    Returns
+    -------
+    (lower, upper) : tuple of ndarray of shape (n_features,), or None
+
+    Examples
+    --------
+    >>> from skdp.utils.validation import resolve_bounds
+    >>> resolve_bounds((0, [1, 2]), 2)
+    (array([0., 0.]), array([1., 2.]))
+    """
+    if bounds is None:
+        return None
+    if isinstance(bounds, Mapping):
+        if feature_names is None:
+            raise ValueError(f"{name} given as a dict needs column names (a DataFrame)")
+        names = [str(f) for f in feature_names]
+        unknown = sorted(set(map(str, bounds)) - set(names))
+        missing = [f for f in names if f not in {str(k) for k in bounds}]
+        if unknown or missing:
+            raise ValueError(
+                f"{name} must name every column exactly once; "
+                f"missing: {missing}, not columns: {unknown}"
+            )
+        by_name = {str(k): v for k, v in bounds.items()}
+        pairs = [_as_pair(by_name[f], f"{name}[{f!r}]") for f in names]
+        lower, upper = (np.array([p[i] for p in pairs], dtype=float) for i in (0, 1))
+    else:
+        lower, upper = _as_pair(bounds, name)
+        try:
+            lower, upper = (
+                np.broadcast_to(np.asarray(b, dtype=float), (n_features,)).copy()
+                for b in (lower, upper)
+            )
+        except (ValueError, TypeError) as exc:
+            raise ValueError(
+                f"{name} must hold scalars or arrays of length n_features={n_features}"
+            ) from exc
+    if not (np.all(np.isfinite(lower)) and np.all(np.isfinite(upper))):
+        raise ValueError(f"{name} must be finite")
+    bad = np.flatnonzero(lower >= upper)
+    if bad.size:
+        raise ValueError(f"{name}: lower must be < upper, not so for feature(s) {bad.tolist()}")
+    return lower, upper
+
+
+def _as_pair(bounds, name):
+    if isinstance(bounds, str) or not hasattr(bounds, "__len__") or len(bounds) != 2:
+        raise ValueError(f"{name} must be a (lower, upper) pair, got {bounds!r}")
+    return bounds[0], bounds[1]
+
+
+def clip_to_bounds(X, lower, upper, *, name="X"):
+    """Clip ``X`` to the public box, warning how many values were clipped.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features) or (n_samples,)
+    lower, upper : float or ndarray of shape (n_features,)
+    name : str, default="X"
+
+    Returns
+    -------
+    ndarray
+        A clipped copy; ``X`` itself is never modified.
+
+    Warns
+    -----
+    ClippingWarning
+        When any value lay outside ``[lower, upper]``.
+    """
+    X = np.asarray(X, dtype=float)
+    clipped = np.clip(X, lower, upper)
+    n_clipped = int(np.count_nonzero(clipped != X))
+    if n_clipped:
+        warnings.warn(
+            f"{n_clipped} of {X.size} values of {name} lay outside the public bounds "
+            "and were clipped to them.",
+            ClippingWarning,
+            stacklevel=2,
+        )
+    return clipped
+
+
+def clip_rows_to_norm(X, max_norm, *, name="X"):
+    """Scale down the rows of ``X`` whose L2 norm exceeds ``max_norm``.
+
+    Returns
+    -------
+    ndarray
+        A copy with every row norm at most ``max_norm``.
+
+    Warns
+    -----
+    ClippingWarning
+        When any row was scaled down.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from skdp.utils.validation import clip_rows_to_norm
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     clip_rows_to_norm([[3.0, 4.0], [0.3, 0.4]], 1.0)
+    array([[0.6, 0.8],
+           [0.3, 0.4]])
+    """
+    max_norm = _check_positive_finite(max_norm, "max_norm")
+    X = np.asarray(X, dtype=float)
+    norms = np.linalg.norm(X, axis=1)
+    too_long = norms > max_norm
+    if not too_long.any():
+        return X.copy()
+    warnings.warn(
+        f"{int(too_long.sum())} of {X.shape[0]} rows of {name} had an L2 norm above "
+        f"{max_norm:g} and were scaled down to it.",
+        ClippingWarning,
+        stacklevel=2,
+    )
+    scale = np.ones_like(norms)
+    scale[too_long] = max_norm / norms[too_long]
+    return X * scale[:, np.newaxis]
+
+
+def split_budget(epsilon, shares):
+    """Split ``epsilon`` in proportion to ``shares``; the parts add up to ``epsilon``.
+
+    Parameters
+    ----------
+    epsilon : float
+    shares : dict of str to float, or sequence of float
+        Positive weights.
+
+    Returns
+    -------
+    dict or list of float
+        The same container kind as ``shares``.
+
+    Examples
+    --------
+    >>> from skdp.utils.validation import split_budget
+    >>> split_budget(1.0, {"bounds": 1, "fit": 9})
+    {'bounds': 0.1, 'fit': 0.9}
+    """
+    epsilon = check_epsilon(epsilon)
+    names = list(shares) if isinstance(shares, Mapping) else None
+    weights = [shares[k] for k in names] if names is not None else list(shares)
+    if not weights:
+        raise ValueError("shares must not be empty")
+    weights = [_check_positive_finite(w, "each budget share") for w in weights]
+    total = math.fsum(weights)
+    parts = [epsilon * w / total for w in weights[:-1]]
+    parts.append(epsilon - math.fsum(parts))
+    return dict(zip(names, parts, strict=True)) if names is not None else parts
