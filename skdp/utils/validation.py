@@ -10,10 +10,13 @@ from collections.abc import Mapping
 from numbers import Real
 
 import numpy as np
+from sklearn.utils._param_validation import Interval
 
 from skdp.exceptions import ClippingWarning
 
 __all__ = [
+    "EPSILON_CONSTRAINT",
+    "RANDOM_STATE_CONSTRAINT",
     "check_epsilon",
     "check_sensitivity",
     "clip_rows_to_norm",
@@ -226,3 +229,9 @@ def split_budget(epsilon, shares):
     parts = [epsilon * w / total for w in weights[:-1]]
     parts.append(epsilon - math.fsum(parts))
     return dict(zip(names, parts, strict=True)) if names is not None else parts
+
+
+
+# sklearn parameter constraints shared by every estimator's _parameter_constraints
+EPSILON_CONSTRAINT = [Interval(Real, 0, math.inf, closed="neither")]
+RANDOM_STATE_CONSTRAINT = ["random_state", np.random.Generator]
