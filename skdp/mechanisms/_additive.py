@@ -108,7 +108,8 @@ def laplace(value, *, sensitivity, epsilon, random_state=None):
     epsilon = check_epsilon(epsilon)
     rng = check_random_state(random_state)
     step = lattice_step(sensitivity, array.size)
-    index = np.rint(array / step)
+    with np.errstate(over="ignore"):
+        index = np.rint(array / step)
     if np.any(np.abs(index) >= _MAX_LATTICE_INDEX):
         raise ValueError(
             f"value is too large for its sensitivity: |value| / sensitivity must stay "

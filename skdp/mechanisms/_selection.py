@@ -40,7 +40,8 @@ def _grid_scores(scores, sensitivity):
     if not np.all(np.isfinite(scores)):
         raise ValueError("scores must be finite (no nan or inf)")
     step = math.ldexp(1.0, math.floor(math.log2(sensitivity * _SCORE_PRECISION)))
-    index = np.rint(scores / step)
+    with np.errstate(over="ignore"):
+        index = np.rint(scores / step)
     if np.any(np.abs(index) >= _MAX_SCORE_INDEX):
         raise ValueError("scores are too large for their sensitivity")
     return index.astype(np.int64), Fraction(sensitivity) / Fraction(step) + 1

@@ -26,7 +26,7 @@ from scipy.stats import beta
 
 from skdp.mechanisms import check_random_state
 
-__all__ = ["AuditResult", "audit"]
+__all__ = ["AuditCase", "AuditResult", "audit", "mechanism_audit_cases"]
 
 
 @dataclass(frozen=True)
@@ -185,3 +185,122 @@ def audit(
         n_samples=n_samples,
         confidence=confidence,
     )
+
+
+@dataclass(frozen=True)
+class AuditCase:
+    """A mechanism, a pair of neighbouring inputs and the epsilon it claims."""
+
+    name: str
+    mechanism: object
+    first: object
+    second: object
+    epsilon: float
+    statistic: object = None
+
+    def run(self, **kwargs):
+        """Audit this case; keyword arguments go to :func:`audit`."""
+        return audit(
+            self.mechanism,
+            self.first,
+            self.second,
+            epsilon=self.epsilon,
+            statistic=self.statistic,
+            **kwargs,
+        )
+
+
+def _selection_case(name, select, first, second, epsilon, **options):
+    def mechanism(scores, rng):
+        return select(scores, sensitivity=1.0, epsilon=epsilon, random_state=rng, **options)
+
+    return AuditCase(name, mechanism, first, second, epsilon)
+
+
+def _bounds_release(epsilon):
+    from skdp.utils._bounds import estimate_bounds
+
+    def mechanism(values, rng):
+        try:
+            return estimate_bounds(values, epsilon=epsilon, random_state=rng)[1][0]
+        except ValueError:  # "too few records" is itself an output
+            return 0.0
+
+    return mechanism
+
+
+def mechanism_audit_cases(epsilon=1.0):
+    """Audit cases for every mechanism of :mod:`skdp.mechanisms`, on tight neighbours.
+
+    Each pair is chosen where the mechanism's privacy loss is (close to) its worst:
+    counts one apart; one score up by the sensitivity while the 49 others go down
+    (non-monotone); one score up among 50 equal ones (monotone).
+
+    Returns
+    -------
+    list of AuditCase
+    """
+    from skdp.mechanisms import (
+        exponential,
+        geometric,
+        laplace,
+        permute_and_flip,
+        report_noisy_max,
+    )
+
+    # the non-monotone worst case: one score up, all others down (many candidates)
+    swap = (np.r_[0.0, np.ones(49)], np.r_[1.0, np.zeros(49)])
+    flat, one_up = np.zeros(50), np.r_[1.0, np.zeros(49)]
+    cases = [
+        AuditCase(
+            "laplace (scalar)",
+            lambda v, rng: laplace(v, sensitivity=1.0, epsilon=epsilon, random_state=rng),
+            0.0,
+            1.0,
+            epsilon,
+        ),
+        AuditCase(
+            "laplace (vector, L1)",
+            lambda v, rng: laplace(v, sensitivity=1.0, epsilon=epsilon, random_state=rng),
+            np.zeros(3),
+            np.r_[1.0, 0.0, 0.0],
+            epsilon,
+            statistic=lambda out: out[0],
+        ),
+        AuditCase(
+            "geometric (count)",
+            lambda v, rng: geometric(v, epsilon=epsilon, random_state=rng),
+            0,
+            1,
+            epsilon,
+        ),
+        AuditCase(
+            "geometric (sensitivity 3)",
+            lambda v, rng: geometric(v, sensitivity=3, epsilon=epsilon, random_state=rng),
+            0,
+            3,
+            epsilon,
+        ),
+        _selection_case("exponential", exponential, *swap, epsilon),
+        _selection_case("exponential (monotone)", exponential, flat, one_up, epsilon,
+                        monotonic=True),
+        _selection_case("permute_and_flip", permute_and_flip, *swap, epsilon),
+        _selection_case("permute_and_flip (monotone)", permute_and_flip, flat, one_up,
+                        epsilon, monotonic=True),
+        _selection_case("report_noisy_max laplace", report_noisy_max, [0.0, 2.0],
+                        [-1.0, 3.0], epsilon, noise="laplace"),
+        _selection_case("report_noisy_max laplace (monotone)", report_noisy_max, flat, one_up,
+                        epsilon, noise="laplace", monotonic=True),
+        _selection_case("report_noisy_max gumbel", report_noisy_max, *swap, epsilon,
+                        noise="gumbel"),
+        _selection_case("report_noisy_max exponential", report_noisy_max, *swap, epsilon,
+                        noise="exponential"),
+        AuditCase(
+            "estimate_bounds (13 vs 12 records)",
+            _bounds_release(epsilon),
+            np.full(13, 3.0),
+            np.full(12, 3.0),
+            epsilon,
+        ),
+    ]
+    return cases
