@@ -6,7 +6,7 @@ from fractions import Fraction
 import numpy as np
 
 from skdp.accounting import record_spend
-from skdp.mechanisms._exact import discrete_laplace
+from skdp.mechanisms._exact import check_noise_scale, discrete_laplace
 from skdp.mechanisms._rng import check_random_state
 from skdp.utils.validation import check_epsilon, check_sensitivity
 
@@ -15,6 +15,7 @@ __all__ = ["geometric", "laplace", "lattice_step"]
 # The lattice step is at most this fraction of sensitivity / size (see lattice_step).
 _LATTICE_PRECISION = 2.0**-20
 _MAX_LATTICE_INDEX = 2.0**62
+_MAX_LATTICE_NOISE = 2.0**50
 
 
 def _as_finite_array(value, name):
@@ -33,17 +34,21 @@ def _shaped(out, like):
     return out[()] if like.ndim == 0 else out
 
 
-def lattice_step(sensitivity, size):
+def lattice_step(sensitivity, size, epsilon=None):
     """The lattice step ``g`` that :func:`laplace` rounds to.
 
-    The largest power of two with ``g * size <= 2**-20 * sensitivity``. It depends
-    only on public inputs.
+    The largest power of two with ``g * size <= 2**-20 * sensitivity``, or, when
+    ``epsilon`` is so small that the noise would span more than ``2**50`` lattice steps,
+    the power of two just below ``sensitivity / (epsilon * 2**50)``, so that exact
+    integer sampling stays in range. It depends only on public inputs.
 
     Parameters
     ----------
     sensitivity : float
     size : int
         Number of values released together.
+    epsilon : float, optional
+        The epsilon of the release; omit for the step at ordinary epsilons.
 
     Returns
     -------
@@ -55,7 +60,10 @@ def lattice_step(sensitivity, size):
     >>> lattice_step(1.0, 1) == 2.0**-20
     True
     """
-    return math.ldexp(1.0, math.floor(math.log2(sensitivity * _LATTICE_PRECISION / size)))
+    step = sensitivity * _LATTICE_PRECISION / size
+    if epsilon is not None:
+        step = max(step, sensitivity / (epsilon * _MAX_LATTICE_NOISE))
+    return math.ldexp(1.0, math.floor(math.log2(step)))
 
 
 def laplace(value, *, sensitivity, epsilon, random_state=None):
@@ -76,9 +84,9 @@ def laplace(value, *, sensitivity, epsilon, random_state=None):
     ``sensitivity + n * g`` and the integer noise is calibrated to exactly that
     (scale ``(sensitivity / g + n) / epsilon`` lattice steps, rounded up to a
     rational). The effective epsilon is therefore ``epsilon`` itself, with no
-    correction term; the price is noise ``1 + n * g / sensitivity <= 1 + 2**-20``
-    times the textbook scale ``sensitivity / epsilon``, and outputs on a grid of
-    step ``g``.
+    correction term; the price is noise ``1 + n * g / sensitivity`` times the
+    textbook scale ``sensitivity / epsilon`` (at most ``1 + 2**-20`` unless
+    ``n / epsilon > 2**30``), and outputs on a grid of step ``g``.
 
     Parameters
     ----------
@@ -107,7 +115,7 @@ def laplace(value, *, sensitivity, epsilon, random_state=None):
     sensitivity = check_sensitivity(sensitivity)
     epsilon = check_epsilon(epsilon)
     rng = check_random_state(random_state)
-    step = lattice_step(sensitivity, array.size)
+    step = lattice_step(sensitivity, array.size, epsilon)
     with np.errstate(over="ignore"):
         index = np.rint(array / step)
     if np.any(np.abs(index) >= _MAX_LATTICE_INDEX):
@@ -115,9 +123,10 @@ def laplace(value, *, sensitivity, epsilon, random_state=None):
             f"value is too large for its sensitivity: |value| / sensitivity must stay "
             f"below {_MAX_LATTICE_INDEX * _LATTICE_PRECISION / array.size:.3g}"
         )
-    lattice_sensitivity = Fraction(sensitivity) / Fraction(step) + array.size
+    scale = (Fraction(sensitivity) / Fraction(step) + array.size) / Fraction(epsilon)
+    check_noise_scale(scale)
     record_spend(epsilon, mechanism="laplace")
-    noise = discrete_laplace(array.shape, lattice_sensitivity / Fraction(epsilon), rng)
+    noise = discrete_laplace(array.shape, scale, rng)
     return _shaped((index.astype(np.int64) + noise) * step, array)
 
 
@@ -164,6 +173,8 @@ def geometric(value, *, sensitivity=1, epsilon, random_state=None):
     sensitivity = check_sensitivity(sensitivity)
     epsilon = check_epsilon(epsilon)
     rng = check_random_state(random_state)
+    scale = Fraction(sensitivity) / Fraction(epsilon)
+    check_noise_scale(scale)
     record_spend(epsilon, mechanism="geometric")
-    noise = discrete_laplace(array.shape, Fraction(sensitivity) / Fraction(epsilon), rng)
+    noise = discrete_laplace(array.shape, scale, rng)
     return _shaped(array.astype(np.int64) + noise, array)

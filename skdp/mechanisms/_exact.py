@@ -46,6 +46,14 @@ def _rational_at_least(value, *, bits=48):
     return max(int(t), 1), 2**k
 
 
+def check_noise_scale(scale):
+    """Raise ``ValueError`` if :func:`discrete_laplace` cannot sample ``scale`` exactly.
+
+    Mechanisms call it before they charge the budget.
+    """
+    _rational_at_least(scale)
+
+
 def _rational_at_most(value, *, bits=24):
     """``(a, s)`` with ``s <= 2**56`` a power of two and ``a / s <= value``, ``a ~ 2**bits``."""
     value = Fraction(value)
@@ -56,17 +64,20 @@ def _rational_at_most(value, *, bits=24):
 def _bernoulli_exp_neg_unit(numerator, denominator, rng):
     """Bernoulli(exp(-numerator / denominator)) for ``0 <= numerator <= denominator``.
 
-    Uses exp(-g) = P[the first K with Bernoulli(g / K) = 0 is odd].
+    Uses exp(-g) = P[the first k with Bernoulli(g / k) = 0 is odd]. All undecided
+    entries share the same ``k`` in each pass.
     """
     numerator = np.asarray(numerator, dtype=np.int64)
-    k = np.ones(numerator.shape, dtype=np.int64)
-    undecided = np.flatnonzero(np.ones(numerator.shape, dtype=bool))
-    flat_k, flat_num = k.reshape(-1), numerator.reshape(-1)
+    flat = numerator.reshape(-1)
+    first_failure = np.zeros(flat.size, dtype=np.int64)
+    undecided = np.arange(flat.size)
+    k = 1
     while undecided.size:
-        success = rng.integers(0, denominator * flat_k[undecided]) < flat_num[undecided]
-        flat_k[undecided[success]] += 1
-        undecided = undecided[success]
-    return k % 2 == 1
+        failed = rng.integers(0, denominator * k, size=undecided.size) >= flat[undecided]
+        first_failure[undecided[failed]] = k
+        undecided = undecided[~failed]
+        k += 1
+    return (first_failure % 2 == 1).reshape(numerator.shape)
 
 
 def bernoulli_exp_neg(numerator, denominator, rng):
@@ -98,7 +109,7 @@ def bernoulli_exp_neg(numerator, denominator, rng):
     return result.reshape(numerator.shape)
 
 
-def _geometric_exp_neg_one(size, rng, batch=8):
+def _geometric_exp_neg_one(size, rng, batch=2):
     """Number of successes of Bernoulli(exp(-1)) before the first failure.
 
     Draws ``batch`` coins per pass; only runs of ``batch`` heads (chance exp(-batch))

@@ -1,7 +1,7 @@
 """Private selection: exponential mechanism, permute-and-flip, report-noisy-max.
 
 All three work exactly on integers. Scores are first rounded to a power-of-two grid
-``g`` (at most ``2**-20`` of the sensitivity); rounding moves each score by at most
+``g`` (``2**-20`` of the sensitivity unless epsilon is below 1e-6); rounding moves each score by at most
 ``g / 2``, so the rounded scores have sensitivity ``sensitivity / g + 1`` grid units
 and every mechanism is calibrated to that. Rounding is monotone, so monotone scores
 stay monotone. Selection probabilities are then drawn with exact Bernoulli(exp(-x))
@@ -15,13 +15,23 @@ from fractions import Fraction
 import numpy as np
 
 from skdp.accounting import record_spend
-from skdp.mechanisms._exact import _rational_at_most, bernoulli_exp_neg, discrete_laplace
+from skdp.mechanisms._exact import (
+    _rational_at_most,
+    bernoulli_exp_neg,
+    check_noise_scale,
+    discrete_laplace,
+)
 from skdp.mechanisms._rng import check_random_state
 from skdp.utils.validation import check_epsilon, check_sensitivity
 
 __all__ = ["exponential", "permute_and_flip", "report_noisy_max"]
 
 _SCORE_PRECISION = 2.0**-20
+# For tiny epsilon the grid is coarsened so that one grid unit of score moves the
+# log-probability by about 2**-40 at least: the rational exponents then keep 15 bits
+# or more in int64. The rounding costs a fraction of about 2**-40 / epsilon of
+# epsilon: more than 2**-20 only for epsilon below 2**-20 (1e-6), 1% at 1e-10.
+_MIN_RATE = 2.0**-40
 _MAX_SCORE_INDEX = 2.0**62
 # A candidate whose selection weight is below exp(-64) relative to the best one is
 # treated as exactly exp(-64) below it: max(u_r, u_max - C) has the same sensitivity
@@ -29,7 +39,7 @@ _MAX_SCORE_INDEX = 2.0**62
 _MAX_EXPONENT = 64
 
 
-def _grid_scores(scores, sensitivity):
+def _grid_scores(scores, sensitivity, epsilon):
     """Scores on the integer grid and their sensitivity in grid units (a Fraction)."""
     try:
         scores = np.asarray(scores, dtype=float)
@@ -39,7 +49,8 @@ def _grid_scores(scores, sensitivity):
         raise ValueError(f"scores must be a non-empty 1-d array, got shape {scores.shape}")
     if not np.all(np.isfinite(scores)):
         raise ValueError("scores must be finite (no nan or inf)")
-    step = math.ldexp(1.0, math.floor(math.log2(sensitivity * _SCORE_PRECISION)))
+    step = max(sensitivity * _SCORE_PRECISION, sensitivity * _MIN_RATE / epsilon)
+    step = math.ldexp(1.0, math.floor(math.log2(step)))
     with np.errstate(over="ignore"):
         index = np.rint(scores / step)
     if np.any(np.abs(index) >= _MAX_SCORE_INDEX):
@@ -49,10 +60,10 @@ def _grid_scores(scores, sensitivity):
 
 def _weights_exponent(scores, sensitivity, epsilon, monotonic):
     """Integers ``n_r`` and a rational ``a / d`` with P[r] proportional to exp(-n_r a / d)."""
-    index, grid_sensitivity = _grid_scores(scores, sensitivity)
+    index, grid_sensitivity = _grid_scores(scores, sensitivity, epsilon)
     factor = grid_sensitivity if monotonic else 2 * grid_sensitivity
     rate = Fraction(epsilon) / factor  # exact exponent per grid unit
-    max_gap = math.ceil(_MAX_EXPONENT / rate)
+    max_gap = min(math.ceil(_MAX_EXPONENT / rate), 2**62)
     gaps = np.minimum(index.max() - index, max_gap)
     numerator, denominator = _rational_at_most(rate)
     return gaps * numerator, denominator
@@ -62,7 +73,8 @@ def _prepare(scores, sensitivity, epsilon, random_state):
     """Validate every argument before any budget is charged."""
     sensitivity = check_sensitivity(sensitivity)
     epsilon = check_epsilon(epsilon)
-    _grid_scores(scores, sensitivity)
+    _, grid_sensitivity = _grid_scores(scores, sensitivity, epsilon)
+    check_noise_scale(_noisy_max_laplace_scale(grid_sensitivity, epsilon, monotonic=False))
     return sensitivity, epsilon, check_random_state(random_state)
 
 
@@ -83,11 +95,16 @@ def _permute_and_flip(scores, sensitivity, epsilon, monotonic, rng):
     return int(order[np.argmax(flips)])  # the best candidate always flips heads
 
 
-def _noisy_max_laplace(scores, sensitivity, epsilon, monotonic, rng):
-    index, grid_sensitivity = _grid_scores(scores, sensitivity)
+def _noisy_max_laplace_scale(grid_sensitivity, epsilon, monotonic):
     # ties are broken uniformly; a tie costs one more grid unit of sensitivity
     factor = grid_sensitivity + 1 if monotonic else 2 * grid_sensitivity + 1
-    noisy = index + discrete_laplace(index.shape, factor / Fraction(epsilon), rng)
+    return factor / Fraction(epsilon)
+
+
+def _noisy_max_laplace(scores, sensitivity, epsilon, monotonic, rng):
+    index, grid_sensitivity = _grid_scores(scores, sensitivity, epsilon)
+    scale = _noisy_max_laplace_scale(grid_sensitivity, epsilon, monotonic)
+    noisy = index + discrete_laplace(index.shape, scale, rng)
     order = rng.permutation(index.size)
     return int(order[np.argmax(noisy[order])])
 

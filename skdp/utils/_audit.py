@@ -78,7 +78,7 @@ def _clopper_pearson(count, n, alpha):
 def _log_ratio_bound(count_high, count_low, n, alpha):
     high_lower, _ = _clopper_pearson(count_high, n, alpha)
     _, low_upper = _clopper_pearson(count_low, n, alpha)
-    return math.log(high_lower / low_upper) if high_lower > 0 else 0.0
+    return max(0.0, math.log(high_lower / low_upper)) if high_lower > 0 else 0.0
 
 
 def _run(mechanism, data, n, statistic, rng):

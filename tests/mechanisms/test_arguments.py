@@ -54,7 +54,7 @@ def test_bad_sensitivity_names_sensitivity(mechanism, sensitivity):
 )
 def test_bad_values_are_named(mechanism, data, match):
     name = "scores" if mechanism in SELECTIONS else "value"
-    with pytest.raises(ValueError, match=f"{name}.*{match}|{match}.*"):
+    with pytest.raises(ValueError, match=match):
         _call(mechanism, **{name: data})
 
 

@@ -106,5 +106,5 @@ def test_split_budget_adds_up_exactly():
 
 @pytest.mark.parametrize("shares", [[], [1, 0], [1, -1], {"a": math.nan}])
 def test_split_budget_rejects_bad_shares(shares):
-    with pytest.raises(ValueError, match="share|empty"):
+    with pytest.raises(ValueError, match=r"share|empty"):
         split_budget(1.0, shares)

@@ -1,0 +1,1 @@
+"""skdp's benchmark harness: ``python -m benchmarks [name] [options]``."""
