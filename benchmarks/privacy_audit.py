@@ -21,8 +21,9 @@ def audit_table(n_samples, seeds):
     rows = []
     for case in mechanism_audit_cases(epsilon=1.0):
         bounds = [
-            case.run(n_search=n_samples // 5, n_samples=n_samples, random_state=s)
-            .epsilon_lower_bound
+            case.run(
+                n_search=n_samples // 5, n_samples=n_samples, random_state=s
+            ).epsilon_lower_bound
             for s in seeds
         ]
         rows.append((case.name, case.epsilon, np.mean(bounds), np.std(bounds), max(bounds)))
@@ -43,8 +44,9 @@ def speed_table(repeats):
     values, counts = np.zeros(10**6), np.zeros(10**6, dtype=np.int64)
     scores = rng.uniform(0, 100, size=1000)
     cases = {
-        "numpy textbook Laplace, 1e6 values (not private)": lambda: values
-        + rng.laplace(0, 1, values.size),
+        "numpy textbook Laplace, 1e6 values (not private)": lambda: (
+            values + rng.laplace(0, 1, values.size)
+        ),
         "skdp laplace, 1e6 values": lambda: laplace(
             values, sensitivity=1, epsilon=1, random_state=rng
         ),
@@ -69,8 +71,10 @@ def main(argv=None):
     parser.add_argument("--repeats", type=int, default=5, help="timing repetitions")
     args = parser.parse_args(argv)
     seeds = list(range(args.seeds))
-    print(f"## Privacy audit (claimed epsilon = 1; {args.samples} runs per input; "
-          f"seeds {seeds}; Clopper-Pearson at confidence 0.999)\n")
+    print(
+        f"## Privacy audit (claimed epsilon = 1; {args.samples} runs per input; "
+        f"seeds {seeds}; Clopper-Pearson at confidence 0.999)\n"
+    )
     print("| mechanism | claimed | lower bound mean +- std | max | verdict |")
     print("|---|---|---|---|---|")
     failed = False

@@ -83,9 +83,7 @@ class PrivacyBudget:
     def fits_within(self, cap):
         """Whether this budget is no more than ``cap`` (up to float rounding of sums)."""
         cap = _as_budget(cap)
-        return self.epsilon <= cap.epsilon * (1 + _RTOL) and self.delta <= cap.delta * (
-            1 + _RTOL
-        )
+        return self.epsilon <= cap.epsilon * (1 + _RTOL) and self.delta <= cap.delta * (1 + _RTOL)
 
 
 def _as_budget(value):

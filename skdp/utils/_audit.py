@@ -282,19 +282,36 @@ def mechanism_audit_cases(epsilon=1.0):
             epsilon,
         ),
         _selection_case("exponential", exponential, *swap, epsilon),
-        _selection_case("exponential (monotone)", exponential, flat, one_up, epsilon,
-                        monotonic=True),
+        _selection_case(
+            "exponential (monotone)", exponential, flat, one_up, epsilon, monotonic=True
+        ),
         _selection_case("permute_and_flip", permute_and_flip, *swap, epsilon),
-        _selection_case("permute_and_flip (monotone)", permute_and_flip, flat, one_up,
-                        epsilon, monotonic=True),
-        _selection_case("report_noisy_max laplace", report_noisy_max, [0.0, 2.0],
-                        [-1.0, 3.0], epsilon, noise="laplace"),
-        _selection_case("report_noisy_max laplace (monotone)", report_noisy_max, flat, one_up,
-                        epsilon, noise="laplace", monotonic=True),
-        _selection_case("report_noisy_max gumbel", report_noisy_max, *swap, epsilon,
-                        noise="gumbel"),
-        _selection_case("report_noisy_max exponential", report_noisy_max, *swap, epsilon,
-                        noise="exponential"),
+        _selection_case(
+            "permute_and_flip (monotone)", permute_and_flip, flat, one_up, epsilon, monotonic=True
+        ),
+        _selection_case(
+            "report_noisy_max laplace",
+            report_noisy_max,
+            [0.0, 2.0],
+            [-1.0, 3.0],
+            epsilon,
+            noise="laplace",
+        ),
+        _selection_case(
+            "report_noisy_max laplace (monotone)",
+            report_noisy_max,
+            flat,
+            one_up,
+            epsilon,
+            noise="laplace",
+            monotonic=True,
+        ),
+        _selection_case(
+            "report_noisy_max gumbel", report_noisy_max, *swap, epsilon, noise="gumbel"
+        ),
+        _selection_case(
+            "report_noisy_max exponential", report_noisy_max, *swap, epsilon, noise="exponential"
+        ),
         AuditCase(
             "estimate_bounds (13 vs 12 records)",
             _bounds_release(epsilon),

@@ -64,9 +64,7 @@ def _use(estimator, X):
 
 
 def _fitted_state(estimator):
-    return {
-        k: v for k, v in vars(estimator).items() if k.endswith("_") and not k.startswith("_")
-    }
+    return {k: v for k, v in vars(estimator).items() if k.endswith("_") and not k.startswith("_")}
 
 
 def check_ledger_equals_epsilon(estimator):

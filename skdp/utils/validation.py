@@ -231,7 +231,6 @@ def split_budget(epsilon, shares):
     return dict(zip(names, parts, strict=True)) if names is not None else parts
 
 
-
 # sklearn parameter constraints shared by every estimator's _parameter_constraints
 EPSILON_CONSTRAINT = [Interval(Real, 0, math.inf, closed="neither")]
 RANDOM_STATE_CONSTRAINT = ["random_state", np.random.Generator]

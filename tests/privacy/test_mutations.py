@@ -77,9 +77,9 @@ MUTATIONS = {
 @pytest.mark.parametrize("name", MUTATIONS)
 def test_auditor_flags_the_mutation_and_passes_the_original(name):
     make, broken, correct, first, second, statistic = MUTATIONS[name]
-    flagged = audit(make(broken), first, second, epsilon=EPSILON, statistic=statistic,
-                    **SETTINGS)
+    flagged = audit(make(broken), first, second, epsilon=EPSILON, statistic=statistic, **SETTINGS)
     assert not flagged.passed, f"the auditor missed: {flagged}"
-    original = audit(make(correct), first, second, epsilon=EPSILON, statistic=statistic,
-                     **SETTINGS)
+    original = audit(
+        make(correct), first, second, epsilon=EPSILON, statistic=statistic, **SETTINGS
+    )
     assert original.passed, f"the correct twin was flagged: {original}"
