@@ -4,9 +4,9 @@ All three work exactly on integers. Scores are first rounded to a power-of-two g
 ``g`` (``2**-20`` of the sensitivity unless epsilon is below 1e-6); rounding moves
 each score by at most ``g / 2``, so the rounded scores have sensitivity
 ``sensitivity / g + 1`` grid units and every mechanism is calibrated to that.
-Rounding is monotone, so monotone scores stay monotone. Selection probabilities are then drawn with exact Bernoulli(exp(-x))
-samplers on rationals, rounding epsilon *down*, so the effective epsilon never
-exceeds the one charged.
+Rounding is monotone, so monotone scores stay monotone. Selection probabilities are
+then drawn with exact Bernoulli(exp(-x)) samplers on rationals, rounding epsilon
+*down*, so the effective epsilon never exceeds the one charged.
 """
 
 import math
