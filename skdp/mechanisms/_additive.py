@@ -1,12 +1,11 @@
 """Additive noise: lattice Laplace for real values, discrete Laplace for integers."""
 
-import math
 from fractions import Fraction
 
 import numpy as np
 
 from skdp.accounting import record_spend
-from skdp.mechanisms._exact import check_noise_scale, discrete_laplace
+from skdp.mechanisms._exact import check_noise_scale, discrete_laplace, power_of_two_at_most
 from skdp.mechanisms._rng import check_random_state
 from skdp.utils.validation import check_epsilon, check_sensitivity
 
@@ -63,7 +62,7 @@ def lattice_step(sensitivity, size, epsilon=None):
     step = sensitivity * _LATTICE_PRECISION / size
     if epsilon is not None:
         step = max(step, sensitivity / (epsilon * _MAX_LATTICE_NOISE))
-    return math.ldexp(1.0, math.floor(math.log2(step)))
+    return power_of_two_at_most(step)
 
 
 def laplace(value, *, sensitivity, epsilon, random_state=None):

@@ -8,6 +8,7 @@ distribution. The loops are vectorised over arrays: each pass works on the entri
 that are still undecided.
 """
 
+import math
 from fractions import Fraction
 
 import numpy as np
@@ -15,6 +16,11 @@ import numpy as np
 # Integers handed to the samplers stay below this, so products with the small loop
 # counters below never overflow int64.
 _MAX_INT = 2**56
+
+
+def power_of_two_at_most(x):
+    """The largest power of two ``<= x`` (exact, for finite ``x > 0``)."""
+    return math.ldexp(0.5, math.frexp(x)[1])
 
 
 def _largest_shift(value, bits, max_shift):

@@ -20,6 +20,7 @@ from skdp.mechanisms._exact import (
     bernoulli_exp_neg,
     check_noise_scale,
     discrete_laplace,
+    power_of_two_at_most,
 )
 from skdp.mechanisms._rng import check_random_state
 from skdp.utils.validation import check_epsilon, check_sensitivity
@@ -50,7 +51,7 @@ def _grid_scores(scores, sensitivity, epsilon):
     if not np.all(np.isfinite(scores)):
         raise ValueError("scores must be finite (no nan or inf)")
     step = max(sensitivity * _SCORE_PRECISION, sensitivity * _MIN_RATE / epsilon)
-    step = math.ldexp(1.0, math.floor(math.log2(step)))
+    step = power_of_two_at_most(step)
     with np.errstate(over="ignore"):
         index = np.rint(scores / step)
     if np.any(np.abs(index) >= _MAX_SCORE_INDEX):

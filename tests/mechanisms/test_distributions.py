@@ -288,6 +288,33 @@ def test_selection_frequencies(
     assert _selection_chisquare(draws, wrong) < POWER
 
 
+def test_exponential_small_epsilon_keeps_its_rate():
+    """At epsilon = 1e-10 the worse of two candidates 2*sens/eps apart has weight ~exp(-1).
+
+    Regression: with a fixed 2**-20 grid the exponent kept only a few bits (P = 0.361
+    instead of 0.269, i.e. ~57% of epsilon); the coarser grid for tiny epsilon costs ~1%.
+    """
+    sensitivity, epsilon = 1000.0, 1e-10
+    scores = [0.0, 2 * sensitivity / epsilon]
+    rng = np.random.default_rng(14)
+    draws = [
+        exponential(scores, sensitivity=sensitivity, epsilon=epsilon, random_state=rng)
+        for _ in range(4000)
+    ]
+    worse = draws.count(0)
+    p = _exponential_probs(scores, sensitivity, epsilon, False)[0]  # e^-1 / (1 + e^-1)
+    assert stats.binomtest(worse, len(draws), p).pvalue > ALPHA
+
+
+@pytest.mark.parametrize("mechanism", [exponential, permute_and_flip])
+def test_selection_tiny_epsilon_does_not_crash(mechanism):
+    """A tiny (valid) epsilon gives an almost uniform choice.
+
+    Regression: below epsilon ~1.5e-11, max_gap overflowed int64 (OverflowError).
+    """
+    assert mechanism([0.0, 1.0, 2.0], sensitivity=1.0, epsilon=1e-12, random_state=0) in range(3)
+
+
 def test_selection_closed_forms_agree_with_known_identities():
     """Sanity of the reference formulas: probabilities sum to 1 and respect ties."""
     for form in (_exponential_probs, _permute_and_flip_probs, _laplace_noisy_max_probs):
