@@ -12,7 +12,7 @@ from skdp.utils.validation import check_epsilon, check_sensitivity
 __all__ = ["geometric", "laplace", "lattice_step"]
 
 # The lattice step is at most this fraction of sensitivity / size (see lattice_step).
-_LATTICE_PRECISION = 2.0**-20
+_LATTICE_PRECISION = 2.0**-12
 _MAX_LATTICE_INDEX = 2.0**62
 _MAX_LATTICE_NOISE = 2.0**50
 
@@ -36,7 +36,7 @@ def _shaped(out, like):
 def lattice_step(sensitivity, size, epsilon=None):
     """The lattice step ``g`` that :func:`laplace` rounds to.
 
-    The largest power of two with ``g * size <= 2**-20 * sensitivity``, or, when
+    The largest power of two with ``g * size <= 2**-12 * sensitivity``, or, when
     ``epsilon`` is so small that the noise would span more than ``2**50`` lattice steps,
     the power of two just below ``sensitivity / (epsilon * 2**50)``, so that exact
     integer sampling stays in range. It depends only on public inputs.
@@ -56,7 +56,7 @@ def lattice_step(sensitivity, size, epsilon=None):
     Examples
     --------
     >>> from skdp.mechanisms import lattice_step
-    >>> lattice_step(1.0, 1) == 2.0**-20
+    >>> lattice_step(1.0, 1) == 2.0**-12
     True
     """
     step = sensitivity * _LATTICE_PRECISION / size
@@ -84,8 +84,9 @@ def laplace(value, *, sensitivity, epsilon, random_state=None):
     (scale ``(sensitivity / g + n) / epsilon`` lattice steps, rounded up to a
     rational). The effective epsilon is therefore ``epsilon`` itself, with no
     correction term; the price is noise ``1 + n * g / sensitivity`` times the
-    textbook scale ``sensitivity / epsilon`` (at most ``1 + 2**-20`` unless
-    ``n / epsilon > 2**30``), and outputs on a grid of step ``g``.
+    textbook scale ``sensitivity / epsilon`` (at most ``1 + 2**-12`` unless
+    ``n / epsilon > 2**38``), and outputs on a grid of step ``g``. Values must stay
+    below about ``2**49 * sensitivity / n`` in magnitude.
 
     Parameters
     ----------
@@ -119,8 +120,8 @@ def laplace(value, *, sensitivity, epsilon, random_state=None):
         index = np.rint(array / step)
     if np.any(np.abs(index) >= _MAX_LATTICE_INDEX):
         raise ValueError(
-            f"value is too large for its sensitivity: |value| / sensitivity must stay "
-            f"below {_MAX_LATTICE_INDEX * _LATTICE_PRECISION / array.size:.3g}"
+            f"value is too large for its sensitivity: with sensitivity={sensitivity:g} and "
+            f"{array.size} values, |value| must stay below {_MAX_LATTICE_INDEX * step:.3g}"
         )
     scale = (Fraction(sensitivity) / Fraction(step) + array.size) / Fraction(epsilon)
     check_noise_scale(scale)
