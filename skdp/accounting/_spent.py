@@ -1,0 +1,109 @@
+"""``privacy_spent``: what a fitted object cost, composed over its parts."""
+
+import math
+import warnings
+from numbers import Real
+
+from skdp.accounting._budget import _ZERO, PrivacyBudget, _as_budget
+from skdp.exceptions import PrivacyLeakWarning
+
+
+def privacy_spent(obj):
+    """The privacy spent to produce ``obj``.
+
+    Parameters
+    ----------
+    obj : object
+        One of:
+
+        * a fitted skdp estimator: its measured ``privacy_spent_``;
+        * a fitted :class:`~sklearn.pipeline.Pipeline`, ``ColumnTransformer`` or
+          ``FeatureUnion``: the sum over its fitted parts (they all read the same
+          records: sequential composition);
+        * a fitted ``GridSearchCV`` / ``RandomizedSearchCV`` / successive-halving search:
+          every fit it ran, ``n_splits_`` per row of ``cv_results_``, plus the refit;
+        * the dict returned by ``cross_validate(..., return_estimator=True)``;
+        * a :class:`PrivacyBudget` or a number.
+
+        A step that learnt from the data without differential privacy (e.g. a
+        ``StandardScaler``) costs ``inf`` and raises a ``PrivacyLeakWarning``.
+
+    Returns
+    -------
+    PrivacyBudget
+
+    Examples
+    --------
+    >>> from skdp import privacy_spent
+    >>> privacy_spent(0.5)
+    PrivacyBudget(epsilon=0.5, delta=0.0)
+    """
+    if isinstance(obj, PrivacyBudget | Real) and not isinstance(obj, bool):
+        return _as_budget(obj)
+    if isinstance(obj, dict) and "estimator" in obj:
+        return sum((privacy_spent(est) for est in obj["estimator"]), _ZERO)
+    if hasattr(obj, "cv_results_") and hasattr(obj, "n_splits_"):
+        return _search_spent(obj)
+    return _composed(obj, _fitted_leaf)
+
+
+def _search_spent(search):
+    from sklearn.base import clone
+
+    total = _ZERO
+    for params in search.cv_results_["params"]:
+        candidate = clone(search.estimator).set_params(**params)
+        total = total + search.n_splits_ * _composed(candidate, _declared_leaf)
+    if hasattr(search, "best_estimator_"):
+        total = total + privacy_spent(search.best_estimator_)
+    return total
+
+
+def _composed(obj, leaf):
+    """Sum over the parts of a Pipeline / ColumnTransformer / FeatureUnion."""
+    from sklearn.compose import ColumnTransformer
+    from sklearn.pipeline import FeatureUnion, Pipeline
+
+    if obj is None or (isinstance(obj, str) and obj in ("passthrough", "drop")):
+        return _ZERO
+    if isinstance(obj, Pipeline):
+        parts = [step for _, step in obj.steps]
+    elif isinstance(obj, ColumnTransformer):
+        fitted = hasattr(obj, "transformers_")
+        parts = [t for _, t, _ in (obj.transformers_ if fitted else obj.transformers)]
+    elif isinstance(obj, FeatureUnion):
+        parts = [t for _, t in obj.transformer_list]
+    else:
+        return leaf(obj)
+    return sum((_composed(part, leaf) for part in parts), _ZERO)
+
+
+def _fitted_leaf(estimator):
+    if hasattr(estimator, "privacy_spent_"):
+        return _as_budget(estimator.privacy_spent_)
+    if hasattr(estimator, "_privacy_budget"):
+        raise ValueError(f"{type(estimator).__name__} is not fitted: it has spent nothing yet")
+    return _non_private_cost(estimator)
+
+
+def _declared_leaf(estimator):
+    if hasattr(estimator, "_privacy_budget"):
+        return estimator._privacy_budget()
+    return _non_private_cost(estimator)
+
+
+def _non_private_cost(estimator):
+    from sklearn.base import BaseEstimator
+    from sklearn.utils import get_tags
+
+    if not isinstance(estimator, BaseEstimator):
+        raise TypeError(f"cannot tell the privacy spent by a {type(estimator).__name__}")
+    if not get_tags(estimator).requires_fit:
+        return _ZERO
+    warnings.warn(
+        f"{type(estimator).__name__} is not differentially private: it learnt from the "
+        "data, so the privacy spent is unbounded (epsilon=inf).",
+        PrivacyLeakWarning,
+        stacklevel=3,
+    )
+    return PrivacyBudget(math.inf)
