@@ -59,9 +59,8 @@ def _grid_scores(scores, sensitivity, epsilon):
     return index.astype(np.int64), Fraction(sensitivity) / Fraction(step) + 1
 
 
-def _weights_exponent(scores, sensitivity, epsilon, monotonic):
+def _weights_exponent(index, grid_sensitivity, epsilon, monotonic):
     """Integers ``n_r`` and a rational ``a / d`` with P[r] proportional to exp(-n_r a / d)."""
-    index, grid_sensitivity = _grid_scores(scores, sensitivity, epsilon)
     factor = grid_sensitivity if monotonic else 2 * grid_sensitivity
     rate = Fraction(epsilon) / factor  # exact exponent per grid unit
     max_gap = min(math.ceil(_MAX_EXPONENT / rate), 2**62)
@@ -71,16 +70,16 @@ def _weights_exponent(scores, sensitivity, epsilon, monotonic):
 
 
 def _prepare(scores, sensitivity, epsilon, random_state):
-    """Validate every argument before any budget is charged."""
+    """Validate every argument before any budget is charged; grid the scores."""
     sensitivity = check_sensitivity(sensitivity)
     epsilon = check_epsilon(epsilon)
-    _, grid_sensitivity = _grid_scores(scores, sensitivity, epsilon)
+    index, grid_sensitivity = _grid_scores(scores, sensitivity, epsilon)
     check_noise_scale(_noisy_max_laplace_scale(grid_sensitivity, epsilon, monotonic=False))
-    return sensitivity, epsilon, check_random_state(random_state)
+    return index, grid_sensitivity, epsilon, check_random_state(random_state)
 
 
-def _exponential(scores, sensitivity, epsilon, monotonic, rng):
-    exponent, denominator = _weights_exponent(scores, sensitivity, epsilon, monotonic)
+def _exponential(index, grid_sensitivity, epsilon, monotonic, rng):
+    exponent, denominator = _weights_exponent(index, grid_sensitivity, epsilon, monotonic)
     batch = max(16, exponent.size)
     while True:  # uniform proposal, accepted with probability exp(-exponent): exact
         proposal = rng.integers(0, exponent.size, size=batch)
@@ -89,8 +88,8 @@ def _exponential(scores, sensitivity, epsilon, monotonic, rng):
             return int(proposal[accepted[0]])
 
 
-def _permute_and_flip(scores, sensitivity, epsilon, monotonic, rng):
-    exponent, denominator = _weights_exponent(scores, sensitivity, epsilon, monotonic)
+def _permute_and_flip(index, grid_sensitivity, epsilon, monotonic, rng):
+    exponent, denominator = _weights_exponent(index, grid_sensitivity, epsilon, monotonic)
     order = rng.permutation(exponent.size)
     flips = bernoulli_exp_neg(exponent[order], denominator, rng)
     return int(order[np.argmax(flips)])  # the best candidate always flips heads
@@ -102,8 +101,7 @@ def _noisy_max_laplace_scale(grid_sensitivity, epsilon, monotonic):
     return factor / Fraction(epsilon)
 
 
-def _noisy_max_laplace(scores, sensitivity, epsilon, monotonic, rng):
-    index, grid_sensitivity = _grid_scores(scores, sensitivity, epsilon)
+def _noisy_max_laplace(index, grid_sensitivity, epsilon, monotonic, rng):
     scale = _noisy_max_laplace_scale(grid_sensitivity, epsilon, monotonic)
     noisy = index + discrete_laplace(index.shape, scale, rng)
     order = rng.permutation(index.size)
@@ -149,9 +147,9 @@ def exponential(scores, *, sensitivity, epsilon, monotonic=False, random_state=N
     >>> exponential([1.0, 50.0, 2.0], sensitivity=1.0, epsilon=1.0, random_state=0)
     1
     """
-    sensitivity, epsilon, rng = _prepare(scores, sensitivity, epsilon, random_state)
+    index, grid_sensitivity, epsilon, rng = _prepare(scores, sensitivity, epsilon, random_state)
     record_spend(epsilon, mechanism="exponential")
-    return _exponential(scores, sensitivity, epsilon, monotonic, rng)
+    return _exponential(index, grid_sensitivity, epsilon, monotonic, rng)
 
 
 def permute_and_flip(scores, *, sensitivity, epsilon, monotonic=False, random_state=None):
@@ -176,9 +174,9 @@ def permute_and_flip(scores, *, sensitivity, epsilon, monotonic=False, random_st
     >>> permute_and_flip([1.0, 50.0, 2.0], sensitivity=1.0, epsilon=1.0, random_state=0)
     1
     """
-    sensitivity, epsilon, rng = _prepare(scores, sensitivity, epsilon, random_state)
+    index, grid_sensitivity, epsilon, rng = _prepare(scores, sensitivity, epsilon, random_state)
     record_spend(epsilon, mechanism="permute_and_flip")
-    return _permute_and_flip(scores, sensitivity, epsilon, monotonic, rng)
+    return _permute_and_flip(index, grid_sensitivity, epsilon, monotonic, rng)
 
 
 _NOISY_MAX = {
@@ -223,9 +221,9 @@ def report_noisy_max(
     """
     if noise not in _NOISY_MAX:
         raise ValueError(f"noise must be one of {sorted(_NOISY_MAX)}, got {noise!r}")
-    sensitivity, epsilon, rng = _prepare(scores, sensitivity, epsilon, random_state)
+    index, grid_sensitivity, epsilon, rng = _prepare(scores, sensitivity, epsilon, random_state)
     record_spend(epsilon, mechanism="report_noisy_max")
-    return _NOISY_MAX[noise](scores, sensitivity, epsilon, monotonic, rng)
+    return _NOISY_MAX[noise](index, grid_sensitivity, epsilon, monotonic, rng)
 
 
 for _function in (exponential, permute_and_flip, report_noisy_max):
