@@ -1,0 +1,135 @@
+"""Turn the run table into the three outputs: CSV, Markdown (mean +- std) and a PNG plot."""
+
+from pathlib import Path
+
+import pandas as pd
+
+KIND_ORDER = {"skdp": 0, "diffprivlib": 1, "non-private": 2}
+
+
+def summarize(runs):
+    """Mean, std and count of every (dataset, task, metric, kind, estimator, epsilon)."""
+    ok = runs[runs["metric"] != "error"]
+    if ok.empty:
+        return pd.DataFrame()
+    keys = ["dataset", "task", "metric", "kind", "estimator", "epsilon"]
+    grouped = ok.groupby(keys, dropna=False, sort=False)
+    summary = grouped.agg(
+        mean=("score", "mean"),
+        std=("score", "std"),
+        runs=("score", "size"),
+        fit_time_s=("fit_time_s", "mean"),
+    ).reset_index()
+    summary["std"] = summary["std"].fillna(0.0)
+    return summary
+
+
+def _cell(mean, std):
+    return f"{mean:.3f} ± {std:.3f}"
+
+
+def markdown_tables(summary, epsilons):
+    """One Markdown table per (dataset, task, metric): estimators x epsilon."""
+    if summary.empty:
+        return "(no successful runs)\n"
+    blocks = []
+    for (dataset, task, metric), part in summary.groupby(
+        ["dataset", "task", "metric"], sort=False
+    ):
+        header = ["estimator", *[f"ε={e:g}" for e in epsilons], "non-private", "fit s"]
+        lines = [
+            f"**{dataset}: {task}, {metric}** (mean ± std over repeats)",
+            "",
+            "| " + " | ".join(header) + " |",
+            "|" + "---|" * len(header),
+        ]
+        order = part.assign(_k=part["kind"].map(KIND_ORDER)).sort_values(["_k"], kind="stable")
+        for (kind, name), rows in order.groupby(["kind", "estimator"], sort=False):
+            by_eps = {e: r for e, r in zip(rows["epsilon"], rows.itertuples(), strict=False)}
+            cells = [name if kind != "non-private" else f"{name} (non-private)"]
+            for eps in epsilons:
+                r = by_eps.get(eps)
+                cells.append(_cell(r.mean, r.std) if r is not None else "")
+            if kind == "non-private":
+                r = rows.iloc[0]
+                cells.append(_cell(r["mean"], r["std"]))
+            else:
+                cells.append("")
+            cells.append(f"{rows['fit_time_s'].mean():.3g}")
+            lines.append("| " + " | ".join(cells) + " |")
+        blocks.append("\n".join(lines) + "\n")
+    return "\n".join(blocks)
+
+
+def ledger_check(runs):
+    """Rows where the measured privacy spend differs from the epsilon asked for."""
+    skdp = runs[(runs["kind"] == "skdp") & (runs["metric"] != "error")]
+    gap = (skdp["epsilon_spent"] - skdp["epsilon"]).abs()
+    return skdp[~(gap <= 1e-9 * skdp["epsilon"].abs().clip(lower=1.0))]
+
+
+def plot(summary, path, title):
+    """Utility vs epsilon, one panel per (task, metric): error bars, non-private lines."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    panels = list(summary.groupby(["task", "metric"], sort=False)) if not summary.empty else []
+    n = max(len(panels), 1)
+    fig, axes = plt.subplots(1, n, figsize=(5.5 * n, 4.2), squeeze=False)
+    for ax, ((task, metric), part) in zip(axes[0], panels, strict=False):
+        colours = iter(plt.rcParams["axes.prop_cycle"].by_key()["color"] * 4)
+        for (kind, name), rows in part.groupby(["kind", "estimator"], sort=False):
+            colour = next(colours)
+            if kind == "non-private":
+                r = rows.iloc[0]
+                ax.axhline(r["mean"], color=colour, ls="--", lw=1.2, label=f"{name} (non-private)")
+                continue
+            rows = rows.sort_values("epsilon")
+            ax.errorbar(
+                rows["epsilon"],
+                rows["mean"],
+                yerr=rows["std"],
+                color=colour,
+                marker="o" if kind == "skdp" else "s",
+                ls="-" if kind == "skdp" else ":",
+                capsize=3,
+                label=name,
+            )
+        ax.set_xscale("log")
+        epsilons = sorted(part["epsilon"].dropna().unique())
+        if epsilons:
+            ax.set_xticks(epsilons, [f"{e:g}" for e in epsilons])
+            ax.minorticks_off()
+        else:
+            ax.text(
+                0.5,
+                0.5,
+                "no private estimator for this task yet",
+                ha="center",
+                va="center",
+                transform=ax.transAxes,
+                color="grey",
+            )
+        ax.set_xlabel("epsilon (log scale)")
+        ax.set_ylabel(metric)
+        ax.set_title(f"{task}: {metric}")
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=8, loc="best")
+    fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def write_outputs(runs, summary, out_dir, *, epsilons, title, notes=()):
+    """Write ``runs.csv``, ``summary.md`` and ``utility_vs_epsilon.png``; return the text."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    runs.to_csv(out / "runs.csv", index=False)
+    text = f"# {title}\n\n" + "".join(f"- {note}\n" for note in notes) + "\n"
+    text += markdown_tables(summary, epsilons)
+    (out / "summary.md").write_text(text, encoding="utf-8")
+    plot(summary, out / "utility_vs_epsilon.png", title)
+    return text
