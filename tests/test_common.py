@@ -1,8 +1,10 @@
 """scikit-learn's estimator checks and skdp's own, over every public estimator."""
 
 import pytest
+from sklearn.base import is_classifier
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
+from skdp.tree import DPDecisionTree
 from skdp.utils.discovery import all_estimators
 from skdp.utils.estimator_checks import skdp_checks
 from tests._estimators import NoisyMeanRegressor
@@ -12,6 +14,7 @@ from tests._estimators import NoisyMeanRegressor
 # constructed with its defaults and random_state=0.
 CHECK_PARAMS = {
     NoisyMeanRegressor: {"epsilon": 1e3, "bounds_y": (-100.0, 100.0)},
+    DPDecisionTree: {"epsilon": 1e3, "bounds": (-100.0, 100.0), "n_levels": 6},
 }
 
 
@@ -24,6 +27,9 @@ def _expected_failed_checks(estimator):
     return {}
 
 
+# scikit-learn's checks cannot pass public class lists, so classifiers infer them (and warn)
+@pytest.mark.filterwarnings("ignore::skdp.exceptions.PrivacyLeakWarning")
+@pytest.mark.filterwarnings("ignore::skdp.exceptions.ClippingWarning")
 @parametrize_with_checks(_instances(), expected_failed_checks=_expected_failed_checks)
 def test_sklearn_compatible(estimator, check):
     check(estimator)
@@ -32,6 +38,8 @@ def test_sklearn_compatible(estimator, check):
 @pytest.mark.parametrize("estimator", _instances(), ids=lambda e: type(e).__name__)
 @pytest.mark.parametrize("check", skdp_checks(), ids=lambda c: c.__name__)
 def test_skdp_rules(estimator, check):
+    if is_classifier(estimator) and estimator.get_params().get("classes", ()) is None:
+        estimator.set_params(classes=[0, 1])  # make_check_data's public labels
     check(estimator)
 
 

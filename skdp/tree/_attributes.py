@@ -1,0 +1,189 @@
+"""The public output domain of one attribute: a taxonomy tree or a numeric interval.
+
+Both kinds hold a *cut*: the current set of concepts, which partitions the attribute's
+domain. Specializing a concept of the cut replaces it by its children. Everything here is
+public: the taxonomy, the root interval and the candidate split points; records only ever
+pass through :meth:`encode` (value -> leaf or value) and :meth:`concepts_of` (-> the
+concept of the cut that holds it).
+"""
+
+import numpy as np
+
+from skdp.datasets._taxonomies import check_taxonomy
+
+
+class CategoricalAttribute:
+    """A categorical attribute generalized along a public taxonomy tree.
+
+    Parameters
+    ----------
+    name : str
+        Column name, for messages and labels.
+    tree : dict
+        The taxonomy in the format of :func:`skdp.datasets.load_taxonomies`.
+    """
+
+    kind = "categorical"
+
+    def __init__(self, name, tree):
+        self.name = name
+        self.values = check_taxonomy(tree, name=name)
+        self.labels, self.children, parents = [], [], []
+        self.leaf_node = {}  # value -> node id
+        stack = [(tree, -1)]
+        while stack:
+            node, parent = stack.pop()
+            if isinstance(node, str):
+                label, kids = node, []
+            else:
+                ((label, kids),) = node.items()
+            node_id = len(self.labels)
+            self.labels.append(label)
+            self.children.append([])
+            parents.append(parent)
+            if parent >= 0:
+                self.children[parent].append(node_id)
+            if isinstance(node, str):
+                self.leaf_node[node] = node_id
+            stack.extend((kid, node_id) for kid in reversed(kids))
+        self.value_leaf = np.array([self.leaf_node[v] for v in self.values])
+        # child_toward[v][leaf index] = the child of v on the path to that leaf (or -1)
+        self._paths = []
+        for value in self.values:
+            path, node = [], self.leaf_node[value]
+            while node >= 0:
+                path.append(node)
+                node = parents[node]
+            self._paths.append(path[::-1])
+        self.cut = [0]
+        self._leaf_concept = np.zeros(len(self.values), dtype=np.int64)  # node of the cut
+
+    def encode(self, column):
+        """Map values to leaf indices; raise on a value outside the taxonomy."""
+        index = {v: i for i, v in enumerate(self.values)}
+        codes = np.fromiter((index.get(v, -1) for v in column), dtype=np.int64, count=len(column))
+        if (codes < 0).any():
+            unknown = sorted({str(v) for v, c in zip(column, codes, strict=True) if c < 0})
+            raise ValueError(
+                f"Column {self.name!r} has values that are not leaves of its taxonomy: "
+                f"{unknown[:10]}. Add them to the taxonomy (or to the declared categories)."
+            )
+        return codes
+
+    def concepts_of(self, codes):
+        """The cut concept (node id) holding each encoded value."""
+        return self._leaf_concept[codes]
+
+    def position_of(self, codes):
+        """The index in ``self.cut`` of the concept holding each encoded value."""
+        position = np.empty(len(self.labels), dtype=np.int64)
+        position[self.cut] = np.arange(len(self.cut))
+        return position[self._leaf_concept[codes]]
+
+    def can_specialize(self, concept):
+        return bool(self.children[concept])
+
+    def fanout(self, concept, split=None):
+        return len(self.children[concept])
+
+    def child_index(self, concept, codes):
+        """Which child of ``concept`` each encoded value (inside it) falls into."""
+        lookup = np.full(len(self.values), -1, dtype=np.int64)
+        for leaf, path in enumerate(self._paths):
+            if concept in path[:-1]:
+                child = path[path.index(concept) + 1]
+                lookup[leaf] = self.children[concept].index(child)
+        return lookup[codes]
+
+    def specialize(self, concept, split=None):
+        """Replace ``concept`` in the cut by its children (in taxonomy order)."""
+        at = self.cut.index(concept)
+        kids = self.children[concept]
+        self.cut[at : at + 1] = kids
+        for leaf, path in enumerate(self._paths):
+            if concept in path[:-1]:
+                self._leaf_concept[leaf] = path[path.index(concept) + 1]
+        return kids
+
+    def label(self, concept):
+        return self.labels[concept]
+
+    def ancestor_in(self, concept, cut):
+        """The concept of an earlier (coarser) ``cut`` that contains ``concept``."""
+        for path in self._paths:
+            if concept in path:
+                return next(node for node in path if node in cut)
+        raise KeyError(concept)
+
+
+class NumericAttribute:
+    """A numeric attribute generalized into intervals of a public domain ``[low, high)``.
+
+    Candidate split points of an interval ``[a, b)`` are the ``n_split_points`` evenly
+    spaced points strictly inside it: a public grid fixed by the interval alone.
+
+    Parameters
+    ----------
+    name : str
+    low, high : float
+        The public root domain; values must already be clipped into it.
+    n_split_points : int
+        Candidate split points per interval.
+    """
+
+    kind = "numeric"
+
+    def __init__(self, name, low, high, n_split_points):
+        self.name = name
+        self.n_split_points = n_split_points
+        self.intervals = [(float(low), float(high))]
+        self.cut = [0]
+
+    def encode(self, column):
+        return np.asarray(column, dtype=float)
+
+    def _edges(self):
+        return np.array([self.intervals[c][0] for c in self.cut[1:]])
+
+    def position_of(self, values):
+        return np.searchsorted(self._edges(), values, side="right")
+
+    def concepts_of(self, values):
+        return np.asarray(self.cut)[self.position_of(values)]
+
+    def split_points(self, concept):
+        low, high = self.intervals[concept]
+        steps = np.arange(1, self.n_split_points + 1) / (self.n_split_points + 1)
+        points = low + (high - low) * steps
+        return np.unique(points[(points > low) & (points < high)])
+
+    def can_specialize(self, concept):
+        return self.split_points(concept).size > 0
+
+    def fanout(self, concept, split=None):
+        return 2
+
+    def child_index(self, concept, values, split):
+        return (np.asarray(values) >= split).astype(np.int64)
+
+    def specialize(self, concept, split):
+        low, high = self.intervals[concept]
+        if not low < split < high:
+            raise ValueError(f"split point {split} is not inside [{low}, {high})")
+        self.intervals += [(low, float(split)), (float(split), high)]
+        kids = [len(self.intervals) - 2, len(self.intervals) - 1]
+        at = self.cut.index(concept)
+        self.cut[at : at + 1] = kids
+        return kids
+
+    def label(self, concept):
+        low, high = self.intervals[concept]
+        return f"[{low:.6g}, {high:.6g})"
+
+    def ancestor_in(self, concept, cut):
+        low, high = self.intervals[concept]
+        for c in cut:
+            a, b = self.intervals[c]
+            if a <= low and high <= b:
+                return c
+        raise KeyError(concept)

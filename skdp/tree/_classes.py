@@ -1,0 +1,362 @@
+"""DPDecisionTree: differentially private top-down specialization (MAXGDDP, DiffGen)."""
+
+import math
+import warnings
+from numbers import Integral, Real
+
+import numpy as np
+import pandas as pd
+from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import (
+    check_consistent_length,
+    check_is_fitted,
+    column_or_1d,
+    validate_data,
+)
+
+from skdp.accounting import PrivacyLedger
+from skdp.base import DifferentialPrivacyMixin
+from skdp.exceptions import PrivacyLeakWarning
+from skdp.mechanisms import check_random_state, geometric
+from skdp.tree import _diffgen, _maxgddp
+from skdp.tree._columns import as_frame, split_columns
+from skdp.tree._release import (
+    cell_positions,
+    fit_tree_on_release,
+    leaf_probabilities,
+    release_frame,
+)
+from skdp.tree._specialization import SCORES, Specializer
+from skdp.utils.validation import EPSILON_CONSTRAINT, RANDOM_STATE_CONSTRAINT
+
+BOUNDS_SHARE = 0.1  # of epsilon, spent estimating numeric bounds when bounds=None
+
+
+class DPDecisionTree(DifferentialPrivacyMixin, ClassifierMixin, TransformerMixin, BaseEstimator):
+    """Differentially private decision data release and classifier (MAXGDDP or DiffGen).
+
+    Generalizes the training table top-down along public taxonomy trees (categorical
+    columns) and public intervals (numeric columns), choosing each specialization with
+    a DP selection mechanism, then releases a noisy count for **every** cell x class of
+    the final cuts (the full product, empty cells included). ``predict`` uses a
+    classifier trained on that release only (post-processing).
+
+    Privacy: ``epsilon``-DP under add/remove-one-record neighbours. The budget is spent
+    on (1) numeric bounds when ``bounds=None`` (``0.1 * epsilon``,
+    :func:`skdp.utils._bounds.estimate_bounds`), (2) the selections, each through
+    :func:`skdp.mechanisms.report_noisy_max` with the score's sensitivity (Max: 1,
+    monotone; InfoGain: ``log2 K``, a range bound), composed sequentially (DiffGen's
+    split points of two sibling intervals in parallel), and (3) the counts: each record
+    lies in exactly one cell x class, so the count vector has L1 sensitivity 1 and
+    :func:`skdp.mechanisms.geometric` at the remaining budget makes it DP. Candidates
+    (concepts of the released cuts, public grid split points, the ``max_cells`` cap)
+    never depend on the records. See :mod:`skdp.tree._maxgddp` and
+    :mod:`skdp.tree._diffgen` for what differs from the papers.
+
+    Parameters
+    ----------
+    algorithm : {"maxgddp", "diffgen"}, default="maxgddp"
+        MAXGDDP: one report-noisy-max per level over all candidates including every grid
+        split point, geometric level budgets. DiffGen: exponential mechanism, one split
+        point per interval, the paper's budget split.
+    epsilon : float, default=1.0
+    n_levels : int, default=10
+        Number of specializations ``h``.
+    utility : {"max", "infogain"}, default="max"
+        The score of a specialization (see :mod:`skdp.tree._specialization`).
+    noise : {"exponential", "gumbel", "laplace"}, default="exponential"
+        Selection noise: permute-and-flip, the exponential mechanism, or the seed
+        paper's Laplace report-noisy-max.
+    budget_schedule : {"geometric", "uniform"}, default="geometric"
+        MAXGDDP's per-level budgets (ratio ``3**(1/3)``) or equal ones.
+    leaf_budget : float in (0, 1), default=0.5
+        Share of epsilon (after bounds) for the cell counts.
+    n_split_points : int, default=15
+        Candidate split points per numeric interval (an even public grid inside it).
+    bounds : None, tuple, dict or (lower, upper) arrays, default=None
+        Public domains of the numeric columns (see
+        :func:`skdp.utils.validation.resolve_bounds`); values outside are clipped with a
+        :class:`~skdp.exceptions.ClippingWarning`. None estimates them privately.
+    categorical_features : None or list of str/int, default=None
+        Columns to treat as categorical besides pandas ``category``/object columns.
+    categories : None or dict, default=None
+        Public value lists per categorical column (flat taxonomy ``Any -> values``).
+    taxonomies : None or dict, default=None
+        Public taxonomy trees per categorical column, in the format of
+        :func:`skdp.datasets.load_taxonomies`.
+    classes : None or array-like, default=None
+        Public class labels. None takes them from ``y`` with a
+        :class:`~skdp.exceptions.PrivacyLeakWarning`.
+    classifier : {"tree", "leaf"}, default="tree"
+        Post-processing classifier: a decision tree on the released cells weighted by
+        their (clamped) noisy counts, or the cell's majority backed off to coarser cells.
+    max_cells : int, default=2**20
+        Public cap on cells x classes; specializations beyond it are not candidates.
+    random_state : None, int or numpy.random.Generator, default=None
+
+    Attributes
+    ----------
+    release_ : pandas.DataFrame
+        The published table: a row per cell x class, the concept of each column, the
+        class and its noisy count (may be negative; the classifiers clamp at 0).
+    cuts_ : list of dict
+        The specializations in order: column, concept, split point, children.
+    epsilon_split_ : dict
+    privacy_spent_ : PrivacyBudget
+    classes_ : ndarray
+    n_levels_ : int
+        Specializations actually made (fewer when no candidate is left).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from skdp.tree import DPDecisionTree
+    >>> X, y = load_iris(return_X_y=True)
+    >>> model = DPDecisionTree(epsilon=1.0, n_levels=5, bounds=(0.0, 8.0),
+    ...                        classes=[0, 1, 2], random_state=0).fit(X, y)
+    >>> model.privacy_spent_.epsilon
+    1.0
+    """
+
+    _parameter_constraints = {
+        "algorithm": [StrOptions({"maxgddp", "diffgen"})],
+        "epsilon": EPSILON_CONSTRAINT,
+        "n_levels": [Interval(Integral, 0, None, closed="left")],
+        "utility": [StrOptions(set(SCORES))],
+        "noise": [StrOptions({"exponential", "gumbel", "laplace"})],
+        "budget_schedule": [StrOptions({"geometric", "uniform"})],
+        "leaf_budget": [Interval(Real, 0, 1, closed="neither")],
+        "n_split_points": [Interval(Integral, 1, None, closed="left")],
+        "bounds": [None, tuple, list, dict, np.ndarray],
+        "categorical_features": [None, list, tuple, np.ndarray],
+        "categories": [None, dict],
+        "taxonomies": [None, dict],
+        "classes": ["array-like", None],
+        "classifier": [StrOptions({"tree", "leaf"})],
+        "max_cells": [Interval(Integral, 2, None, closed="left")],
+        "random_state": RANDOM_STATE_CONSTRAINT,
+    }
+
+    def __init__(
+        self,
+        algorithm="maxgddp",
+        *,
+        epsilon=1.0,
+        n_levels=10,
+        utility="max",
+        noise="exponential",
+        budget_schedule="geometric",
+        leaf_budget=0.5,
+        n_split_points=15,
+        bounds=None,
+        categorical_features=None,
+        categories=None,
+        taxonomies=None,
+        classes=None,
+        classifier="tree",
+        max_cells=2**20,
+        random_state=None,
+    ):
+        self.algorithm = algorithm
+        self.epsilon = epsilon
+        self.n_levels = n_levels
+        self.utility = utility
+        self.noise = noise
+        self.budget_schedule = budget_schedule
+        self.leaf_budget = leaf_budget
+        self.n_split_points = n_split_points
+        self.bounds = bounds
+        self.categorical_features = categorical_features
+        self.categories = categories
+        self.taxonomies = taxonomies
+        self.classes = classes
+        self.classifier = classifier
+        self.max_cells = max_cells
+        self.random_state = random_state
+
+    def _classes_and_codes(self, y):
+        y = column_or_1d(y, warn=True)
+        check_classification_targets(y)
+        if self.classes is None:
+            warnings.warn(
+                "classes=None: the class labels are taken from y, which reveals which "
+                "labels occur. Pass the public list of classes.",
+                PrivacyLeakWarning,
+                stacklevel=3,
+            )
+            classes = np.unique(y)
+        else:
+            classes = np.asarray(self.classes)
+            if len(np.unique(classes)) != len(classes):
+                raise ValueError("classes contains duplicates")
+        if len(classes) < 2:
+            raise ValueError(f"DPDecisionTree needs at least 2 classes; got {len(classes)} class")
+        index = {c: i for i, c in enumerate(classes.tolist())}
+        codes = np.array([index.get(v, -1) for v in y.tolist()], dtype=np.int64)
+        if (codes < 0).any():
+            unknown = sorted({str(v) for v, c in zip(y, codes, strict=True) if c < 0})
+            raise ValueError(f"y has labels not in classes: {unknown[:10]}")
+        return classes, codes
+
+    def fit(self, X, y):
+        """Specialize, release the noisy cell counts, and train the classifier on them.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+
+        Returns
+        -------
+        self
+        """
+        self._validate_params()
+        frame = as_frame(X)
+        validate_data(self, X, reset=True, skip_check_array=True)
+        classes, y_codes = self._classes_and_codes(y)
+        check_consistent_length(frame, y_codes)
+        rng = check_random_state(self.random_state)
+        with PrivacyLedger() as ledger:
+            columns = split_columns(self, X, rng=rng)
+            self._columns = columns
+            attributes = columns.attributes
+            encoded = columns.encode(frame, clip_warning=True)
+            spec = Specializer(attributes, encoded, y_codes, len(classes), self.max_cells)
+            history = [[list(a.cut) for a in attributes]]
+            remaining = self.epsilon - columns.bounds_epsilon
+            selection = remaining * (1 - self.leaf_budget)
+            sensitivity = 1.0 if self.utility == "max" else math.log2(len(classes))
+            with PrivacyLedger() as selecting:
+                self.n_levels_ = self._grow(spec, selection, sensitivity, rng, history)
+            counts_epsilon = self.epsilon - columns.bounds_epsilon - selecting.total.epsilon
+            noisy = geometric(spec.cell_counts(), epsilon=counts_epsilon, random_state=rng)
+        self.epsilon_split_ = {
+            "bounds": columns.bounds_epsilon,
+            "selection": selecting.total.epsilon,
+            "counts": counts_epsilon,
+        }
+        self.privacy_spent_ = ledger.total
+        self.classes_ = classes
+        self.cuts_ = [
+            {
+                "feature": columns.names[a],
+                "concept": attributes[a].label(concept),
+                "split": split,
+                "children": [attributes[a].label(c) for c in children],
+            }
+            for a, concept, split, children in spec.history
+        ]
+        self.release_ = release_frame(attributes, columns.names, noisy, classes)
+        self._fit_classifier(np.clip(noisy, 0, None), history, counts_epsilon, rng)
+        return self
+
+    def _grow(self, spec, selection, sensitivity, rng, history):
+        options = {"score": self.utility, "sensitivity": sensitivity, "noise": self.noise}
+
+        class Recording:  # keeps the cuts after each step, for the leaf back-off
+            def __getattr__(self, name):
+                return getattr(spec, name)
+
+            def specialize(self, *args):
+                children = spec.specialize(*args)
+                history.append([list(a.cut) for a in spec.attributes])
+                return children
+
+        if self.n_levels == 0:
+            return 0
+        if self.algorithm == "maxgddp":
+            budgets = _maxgddp.level_budgets(selection, self.n_levels, self.budget_schedule)
+            return _maxgddp.grow(Recording(), budgets=budgets, rng=rng, **options)
+        n_numeric = sum(a.kind == "numeric" for a in spec.attributes)
+        step = selection / (n_numeric + 2 * self.n_levels)
+        return _diffgen.grow(
+            Recording(), n_levels=self.n_levels, epsilon_step=step, rng=rng, **options
+        )
+
+    def _fit_classifier(self, counts, history, counts_epsilon, rng):
+        self._cut_history = history
+        self._leaf_proba = None
+        self._tree = None
+        if self.classifier == "leaf":
+            min_count = 2.0 / counts_epsilon  # about the noise's standard deviation x 1.4
+            self._leaf_proba = leaf_probabilities(
+                self._columns.attributes, history, counts, min_count
+            )
+            return
+        positions = cell_positions([len(a.cut) for a in self._columns.attributes])
+        seed = int(rng.integers(2**31 - 1))
+        self._tree, self._tree_classes = fit_tree_on_release(positions, counts, seed)
+
+    def transform(self, X):
+        """Generalize ``X`` to the released cuts: each column's concept index in its cut.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_features), int
+        """
+        check_is_fitted(self)
+        frame = as_frame(X)
+        validate_data(self, X, reset=False, skip_check_array=True)
+        encoded = self._columns.encode(frame)
+        return np.stack(
+            [a.position_of(e) for a, e in zip(self._columns.attributes, encoded, strict=True)],
+            axis=1,
+        )
+
+    def generalize(self, X):
+        """``X`` with every value replaced by the label of its concept in the cuts.
+
+        Returns
+        -------
+        pandas.DataFrame
+        """
+        positions = self.transform(X)
+        return pd.DataFrame(
+            {
+                name: [a.label(a.cut[p]) for p in positions[:, j]]
+                for j, (name, a) in enumerate(
+                    zip(self._columns.names, self._columns.attributes, strict=True)
+                )
+            }
+        )
+
+    def predict_proba(self, X):
+        """Class probabilities from the classifier trained on the release.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+        """
+        positions = self.transform(X)
+        if self._leaf_proba is not None:
+            sizes = [len(a.cut) for a in self._columns.attributes]
+            cell = np.ravel_multi_index(positions.T, sizes) if sizes else 0
+            return self._leaf_proba[cell]
+        proba = np.full((positions.shape[0], len(self.classes_)), 1 / len(self.classes_))
+        if self._tree is not None:
+            proba[:] = 0.0
+            proba[:, self._tree_classes] = self._tree.predict_proba(positions)
+        return proba
+
+    def predict(self, X):
+        """Most probable class of each row.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        proba = self.predict_proba(X)
+        return self.classes_[np.argmax(proba, axis=1)]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.poor_score = True
+        tags.non_deterministic = self.random_state is None
+        tags.transformer_tags.preserves_dtype = []  # transform returns integer cut positions
+        return tags

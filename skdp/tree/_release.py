@@ -1,0 +1,90 @@
+"""The released generalized table and the classifiers trained on it (post-processing).
+
+Everything here reads only the released cuts and noisy counts, never the records.
+"""
+
+import numpy as np
+import pandas as pd
+from sklearn.tree import DecisionTreeClassifier
+
+
+def cell_positions(sizes):
+    """Cut position of every attribute for every cell, shape ``(cells, attributes)``."""
+    n_cells = int(np.prod(sizes, dtype=np.int64))
+    return np.stack(np.unravel_index(np.arange(n_cells), sizes), axis=1)
+
+
+def release_frame(attributes, names, noisy, classes):
+    """One row per cell x class: each attribute's concept label, the class, the count."""
+    sizes = [len(a.cut) for a in attributes]
+    positions = cell_positions(sizes)
+    n_cells, n_classes = noisy.shape
+    columns = {}
+    for j, (attribute, name) in enumerate(zip(attributes, names, strict=True)):
+        labels = [attribute.label(c) for c in attribute.cut]
+        codes = np.repeat(positions[:, j], n_classes)
+        columns[name] = pd.Categorical.from_codes(codes, categories=labels)
+    columns["class"] = np.tile(np.asarray(classes, dtype=object), n_cells)
+    columns["count"] = noisy.reshape(-1)
+    return pd.DataFrame(columns)
+
+
+def _stage_cells(attributes, cut_history, stage):
+    """Id, within the cells of an earlier ``stage`` of the cuts, of every final cell."""
+    final_positions = cell_positions([len(a.cut) for a in attributes])
+    stage_cuts = cut_history[stage]
+    cell = np.zeros(final_positions.shape[0], dtype=np.int64)
+    for j, (attribute, cut) in enumerate(zip(attributes, stage_cuts, strict=True)):
+        index = {concept: i for i, concept in enumerate(cut)}
+        ancestor = np.array([index[attribute.ancestor_in(c, cut)] for c in attribute.cut])
+        cell = cell * len(cut) + ancestor[final_positions[:, j]]
+    return cell
+
+
+def leaf_probabilities(attributes, cut_history, counts, min_count):
+    """Class frequencies per final cell, backing off to coarser cells when thin.
+
+    ``counts`` are the clamped noisy counts (cells x classes). A cell whose total is below
+    ``min_count`` takes the frequencies of the cell containing it one specialization
+    earlier, and so on up to the root (the overall class frequencies).
+    """
+    totals = counts.sum(axis=1)
+    probabilities = np.zeros(counts.shape, dtype=float)
+    done = totals >= min_count
+    probabilities[done] = counts[done] / totals[done, None]
+    for stage in range(len(cut_history) - 2, -1, -1):
+        if done.all():
+            break
+        cell = _stage_cells(attributes, cut_history, stage)
+        n_stage = int(cell.max()) + 1
+        stage_counts = np.stack(
+            [np.bincount(cell, weights=counts[:, k], minlength=n_stage)
+             for k in range(counts.shape[1])],
+            axis=1,
+        )  # fmt: skip
+        stage_totals = stage_counts.sum(axis=1)
+        take = ~done & (stage_totals[cell] >= min_count if stage else True)
+        safe = np.where(stage_totals > 0, stage_totals, 1.0)
+        probabilities[take] = stage_counts[cell[take]] / safe[cell[take], None]
+        done |= take
+    empty = probabilities.sum(axis=1) == 0
+    probabilities[empty] = 1.0 / counts.shape[1]
+    return probabilities
+
+
+def fit_tree_on_release(positions, counts, random_state):
+    """A decision tree on the released cells, weighted by the clamped noisy counts.
+
+    Returns ``(tree, present)``: ``present`` are the class indices the tree knows, or
+    ``(None, None)`` when every count is zero.
+    """
+    n_cells, n_classes = counts.shape
+    X = np.repeat(positions, n_classes, axis=0)
+    y = np.tile(np.arange(n_classes), n_cells)
+    weight = counts.reshape(-1).astype(float)
+    keep = weight > 0
+    if not keep.any():
+        return None, None
+    tree = DecisionTreeClassifier(random_state=random_state)
+    tree.fit(X[keep], y[keep], sample_weight=weight[keep])
+    return tree, tree.classes_
