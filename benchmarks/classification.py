@@ -37,12 +37,13 @@ def _tree(algorithm):
 
 
 def _c45_like(task, seed):
-    # the papers' baseline is C4.5 on the raw data: an entropy tree, lightly pruned
+    # the papers' baseline is C4.5 on the raw data: an entropy tree, pruned C4.5-style by
+    # leaves of at least 0.2% of the training rows (60 on Adult, 1 on Iris)
     encode = make_column_transformer(
         (OrdinalEncoder(), task.public.get("categorical_features", [])),
         remainder="passthrough",
     )
-    tree = DecisionTreeClassifier(criterion="entropy", min_samples_leaf=2, random_state=seed)
+    tree = DecisionTreeClassifier(criterion="entropy", min_samples_leaf=0.002, random_state=seed)
     return make_pipeline(encode, tree)
 
 
