@@ -8,7 +8,15 @@ lists a benchmark's options.
 import importlib
 import sys
 
-BENCHMARKS = ["utility", "classification", "regression", "clustering", "itemsets", "privacy_audit"]
+BENCHMARKS = [
+    "utility",
+    "classification",
+    "regression",
+    "clustering",
+    "itemsets",
+    "privacy_audit",
+    "tree_scaling",
+]
 
 
 def main(argv):
