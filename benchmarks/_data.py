@@ -13,6 +13,7 @@ estimator sees the same data and a rerun gives the same table.
 from dataclasses import dataclass, field
 
 import numpy as np
+import pandas as pd
 from sklearn.datasets import load_diabetes, load_iris
 from sklearn.model_selection import train_test_split
 
@@ -155,9 +156,14 @@ def _census_income(data_home):
     from skdp.datasets import fetch_census_income
 
     bunch = fetch_census_income(data_home=data_home, subset="test", download_if_missing=True)
+    for column in bunch.data.columns:  # "?" (not in universe) is a documented answer here
+        values = bunch.data[column]
+        if isinstance(values.dtype, pd.CategoricalDtype) and values.isna().any():
+            bunch.data[column] = values.cat.add_categories("?").fillna("?")
     note = (
         f"UCI Census-Income (KDD) test file ({bunch.data.shape[0]:,} rows), split 2/3 train "
-        "1/3 test (stratified, seed 0); the instance weight is not a feature"
+        "1/3 test (stratified, seed 0); the instance weight is not a feature; missing "
+        "categorical answers kept as the category '?'"
     )
     return _stratified("census_income", bunch, _tabular_public(bunch, "census_income"), note)
 
