@@ -31,8 +31,6 @@ from skdp.tree._release import (
 from skdp.tree._specialization import SCORES, Specializer
 from skdp.utils.validation import EPSILON_CONSTRAINT, RANDOM_STATE_CONSTRAINT
 
-BOUNDS_SHARE = 0.1  # of epsilon, spent estimating numeric bounds when bounds=None
-
 
 class DPDecisionTree(DifferentialPrivacyMixin, ClassifierMixin, TransformerMixin, BaseEstimator):
     """Differentially private decision data release and classifier (MAXGDDP or DiffGen).
@@ -44,7 +42,7 @@ class DPDecisionTree(DifferentialPrivacyMixin, ClassifierMixin, TransformerMixin
     classifier trained on that release only (post-processing).
 
     Privacy: ``epsilon``-DP under add/remove-one-record neighbours. The budget is spent
-    on (1) numeric bounds when ``bounds=None`` (``0.1 * epsilon``,
+    on (1) numeric bounds when ``bounds=None`` (``BOUNDS_SHARE * epsilon`` = 0.1 epsilon,
     :func:`skdp.utils._bounds.estimate_bounds`), (2) the selections, each through
     :func:`skdp.mechanisms.report_noisy_max` with the score's sensitivity (Max: 1,
     monotone; InfoGain: ``log2 K``, a range bound), composed sequentially (DiffGen's
@@ -219,17 +217,17 @@ class DPDecisionTree(DifferentialPrivacyMixin, ClassifierMixin, TransformerMixin
         check_consistent_length(frame, y_codes)
         rng = check_random_state(self.random_state)
         with PrivacyLedger() as ledger:
-            columns = split_columns(self, X, rng=rng)
+            from_frame = isinstance(X, pd.DataFrame)
+            columns = split_columns(self, frame, from_frame=from_frame, rng=rng)
             self._columns = columns
             attributes = columns.attributes
             encoded = columns.encode(frame, clip_warning=True)
             spec = Specializer(attributes, encoded, y_codes, len(classes), self.max_cells)
-            history = [[list(a.cut) for a in attributes]]
             remaining = self.epsilon - columns.bounds_epsilon
             selection = remaining * (1 - self.leaf_budget)
             sensitivity = 1.0 if self.utility == "max" else math.log2(len(classes))
             with PrivacyLedger() as selecting:
-                self.n_levels_ = self._grow(spec, selection, sensitivity, rng, history)
+                self.n_levels_ = self._grow(spec, selection, sensitivity, rng)
             counts_epsilon = self.epsilon - columns.bounds_epsilon - selecting.total.epsilon
             noisy = geometric(spec.cell_counts(), epsilon=counts_epsilon, random_state=rng)
         self.epsilon_split_ = {
@@ -249,31 +247,19 @@ class DPDecisionTree(DifferentialPrivacyMixin, ClassifierMixin, TransformerMixin
             for a, concept, split, children in spec.history
         ]
         self.release_ = release_frame(attributes, columns.names, noisy, classes)
-        self._fit_classifier(np.clip(noisy, 0, None), history, counts_epsilon, rng)
+        self._fit_classifier(np.clip(noisy, 0, None), spec.cut_history, counts_epsilon, rng)
         return self
 
-    def _grow(self, spec, selection, sensitivity, rng, history):
+    def _grow(self, spec, selection, sensitivity, rng):
         options = {"score": self.utility, "sensitivity": sensitivity, "noise": self.noise}
-
-        class Recording:  # keeps the cuts after each step, for the leaf back-off
-            def __getattr__(self, name):
-                return getattr(spec, name)
-
-            def specialize(self, *args):
-                children = spec.specialize(*args)
-                history.append([list(a.cut) for a in spec.attributes])
-                return children
-
         if self.n_levels == 0:
             return 0
         if self.algorithm == "maxgddp":
             budgets = _maxgddp.level_budgets(selection, self.n_levels, self.budget_schedule)
-            return _maxgddp.grow(Recording(), budgets=budgets, rng=rng, **options)
+            return _maxgddp.grow(spec, budgets=budgets, rng=rng, **options)
         n_numeric = sum(a.kind == "numeric" for a in spec.attributes)
         step = selection / (n_numeric + 2 * self.n_levels)
-        return _diffgen.grow(
-            Recording(), n_levels=self.n_levels, epsilon_step=step, rng=rng, **options
-        )
+        return _diffgen.grow(spec, n_levels=self.n_levels, epsilon_step=step, rng=rng, **options)
 
     def _fit_classifier(self, counts, history, counts_epsilon, rng):
         self._cut_history = history

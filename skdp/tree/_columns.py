@@ -18,6 +18,8 @@ from skdp.tree._attributes import CategoricalAttribute, NumericAttribute
 from skdp.utils._bounds import estimate_bounds
 from skdp.utils.validation import clip_to_bounds, resolve_bounds
 
+BOUNDS_SHARE = 0.1  # of epsilon, spent estimating numeric bounds when bounds=None
+
 
 def as_frame(X, estimator_name="DPDecisionTree"):
     """Validate the shape of ``X`` and return it as a DataFrame (columns as given)."""
@@ -83,8 +85,8 @@ class Columns:
         self.attributes = attributes
         self.bounds_epsilon = bounds_epsilon
 
-    def encode(self, X, *, clip_warning=False):
-        frame = as_frame(X)
+    def encode(self, frame, *, clip_warning=False):
+        """Encoded values per attribute of a frame returned by :func:`as_frame`."""
         if frame.shape[1] != len(self.names):
             raise ValueError(f"X has {frame.shape[1]} columns, expected {len(self.names)}")
         encoded = []
@@ -113,9 +115,12 @@ def _numbers(column, name):
     return values
 
 
-def split_columns(estimator, X, *, rng):
-    """Build the :class:`Columns` of a fit, spending bounds budget if needed."""
-    frame = as_frame(X)
+def split_columns(estimator, frame, *, from_frame, rng):
+    """Build the :class:`Columns` of a fit, spending bounds budget if needed.
+
+    ``frame`` comes from :func:`as_frame`; ``from_frame`` says whether the user passed a
+    DataFrame (only then are object/string columns taken as categorical).
+    """
     names = [str(c) if isinstance(c, str) else f"x{j}" for j, c in enumerate(frame.columns)]
     declared = _declared(estimator.categorical_features, names)
     categories = dict(estimator.categories or {})
@@ -128,9 +133,7 @@ def split_columns(estimator, X, *, rng):
         column = frame.iloc[:, j]
         if name in taxonomies:
             attributes.append(CategoricalAttribute(name, taxonomies[name]))
-        elif name in categories or _is_categorical(
-            column, name in declared, isinstance(X, pd.DataFrame)
-        ):
+        elif name in categories or _is_categorical(column, name in declared, from_frame):
             if name in categories:
                 values = [str(v) for v in categories[name]]
             elif isinstance(column.dtype, pd.CategoricalDtype):
@@ -158,8 +161,6 @@ def split_columns(estimator, X, *, rng):
             feature_names=numeric_names,
         )
         if resolved is None:
-            from skdp.tree._classes import BOUNDS_SHARE
-
             bounds_epsilon = estimator.epsilon * BOUNDS_SHARE
             resolved = estimate_bounds(values, epsilon=bounds_epsilon, random_state=rng)
         for j, low, high in zip(numeric, *resolved, strict=True):

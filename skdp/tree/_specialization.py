@@ -70,9 +70,11 @@ class Specializer:
         self.n_classes = n_classes
         self.max_cells = max_cells
         self.history = []  # (attribute index, concept, split or None, children)
+        self.cut_history = []  # the cuts before the first and after every step
         self._refresh()
 
     def _refresh(self):
+        self.cut_history.append([list(a.cut) for a in self.attributes])
         self.sizes = [len(a.cut) for a in self.attributes]
         cell = np.zeros(self.y.size, dtype=np.int64)
         for attribute, values, size in zip(self.attributes, self.encoded, self.sizes, strict=True):

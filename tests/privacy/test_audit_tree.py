@@ -30,12 +30,16 @@ def fit_and_release(algorithm):
     return release
 
 
+def audit_tree(algorithm, n_search=500, n_samples=2500, random_state=0):
+    return audit(
+        fit_and_release(algorithm), FIRST, SECOND, epsilon=EPSILON,
+        n_search=n_search, n_samples=n_samples, random_state=random_state,
+    )  # fmt: skip
+
+
 @pytest.mark.parametrize("algorithm", ["maxgddp", "diffgen"])
 def test_tree_passes_audit(algorithm):
-    result = audit(
-        fit_and_release(algorithm), FIRST, SECOND, epsilon=EPSILON,
-        n_search=500, n_samples=2500, random_state=0,
-    )  # fmt: skip
+    result = audit_tree(algorithm)
     assert result.passed, str(result)
 
 
@@ -46,18 +50,12 @@ def test_audit_flags_a_tree_that_under_noises_its_counts(monkeypatch):
         return real(value, epsilon=4 * epsilon, **kwargs)
 
     monkeypatch.setattr(tree_module, "geometric", too_little_noise)
-    result = audit(
-        fit_and_release("maxgddp"), FIRST, SECOND, epsilon=EPSILON,
-        n_search=500, n_samples=2500, random_state=0,
-    )  # fmt: skip
+    result = audit_tree("maxgddp")
     assert not result.passed, str(result)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("algorithm", ["maxgddp", "diffgen"])
 def test_tree_passes_large_audit(algorithm):
-    result = audit(
-        fit_and_release(algorithm), FIRST, SECOND, epsilon=EPSILON,
-        n_search=5000, n_samples=25000, random_state=1,
-    )  # fmt: skip
+    result = audit_tree(algorithm, n_search=5000, n_samples=25000, random_state=1)
     assert result.passed, str(result)
