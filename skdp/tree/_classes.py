@@ -1,24 +1,20 @@
 """DPDecisionTree: differentially private top-down specialization (MAXGDDP, DiffGen)."""
 
 import math
-import warnings
 from numbers import Integral, Real
 
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import (
     check_consistent_length,
     check_is_fitted,
-    column_or_1d,
     validate_data,
 )
 
 from skdp.accounting import PrivacyLedger
 from skdp.base import DifferentialPrivacyMixin
-from skdp.exceptions import PrivacyLeakWarning
 from skdp.mechanisms import check_random_state, geometric
 from skdp.tree import _diffgen, _maxgddp
 from skdp.tree._columns import as_frame, split_columns
@@ -29,7 +25,11 @@ from skdp.tree._release import (
     release_frame,
 )
 from skdp.tree._specialization import SCORES, Specializer
-from skdp.utils.validation import EPSILON_CONSTRAINT, RANDOM_STATE_CONSTRAINT
+from skdp.utils.validation import (
+    EPSILON_CONSTRAINT,
+    RANDOM_STATE_CONSTRAINT,
+    resolve_classes,
+)
 
 
 class DPDecisionTree(DifferentialPrivacyMixin, ClassifierMixin, TransformerMixin, BaseEstimator):
@@ -174,30 +174,6 @@ class DPDecisionTree(DifferentialPrivacyMixin, ClassifierMixin, TransformerMixin
         self.max_cells = max_cells
         self.random_state = random_state
 
-    def _classes_and_codes(self, y):
-        y = column_or_1d(y, warn=True)
-        check_classification_targets(y)
-        if self.classes is None:
-            warnings.warn(
-                "classes=None: the class labels are taken from y, which reveals which "
-                "labels occur. Pass the public list of classes.",
-                PrivacyLeakWarning,
-                stacklevel=3,
-            )
-            classes = np.unique(y)
-        else:
-            classes = np.asarray(self.classes)
-            if len(np.unique(classes)) != len(classes):
-                raise ValueError("classes contains duplicates")
-        if len(classes) < 2:
-            raise ValueError(f"DPDecisionTree needs at least 2 classes; got {len(classes)} class")
-        index = {c: i for i, c in enumerate(classes.tolist())}
-        codes = np.array([index.get(v, -1) for v in y.tolist()], dtype=np.int64)
-        if (codes < 0).any():
-            unknown = sorted({str(v) for v, c in zip(y, codes, strict=True) if c < 0})
-            raise ValueError(f"y has labels not in classes: {unknown[:10]}")
-        return classes, codes
-
     def fit(self, X, y):
         """Specialize, release the noisy cell counts, and train the classifier on them.
 
@@ -213,7 +189,7 @@ class DPDecisionTree(DifferentialPrivacyMixin, ClassifierMixin, TransformerMixin
         self._validate_params()
         frame = as_frame(X)
         validate_data(self, X, reset=True, skip_check_array=True)
-        classes, y_codes = self._classes_and_codes(y)
+        classes, y_codes = resolve_classes(self.classes, y, estimator_name="DPDecisionTree")
         check_consistent_length(frame, y_codes)
         rng = check_random_state(self.random_state)
         with PrivacyLedger() as ledger:
