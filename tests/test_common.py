@@ -4,6 +4,11 @@ import pytest
 from sklearn.base import is_classifier
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
+from skdp.linear_model import (
+    FunctionalMechanismClassifier,
+    FunctionalMechanismRegressor,
+    ObjectivePerturbationLogistic,
+)
 from skdp.tree import DPDecisionTree
 from skdp.utils.discovery import all_estimators
 from skdp.utils.estimator_checks import skdp_checks
@@ -15,6 +20,13 @@ from tests._estimators import NoisyMeanRegressor
 CHECK_PARAMS = {
     NoisyMeanRegressor: {"epsilon": 1e3, "bounds_y": (-100.0, 100.0)},
     DPDecisionTree: {"epsilon": 1e3, "bounds": (-100.0, 100.0), "n_levels": 6},
+    FunctionalMechanismRegressor: {
+        "epsilon": 1e3,
+        "bounds": (-100.0, 100.0),
+        "bounds_y": (-100.0, 100.0),
+    },
+    FunctionalMechanismClassifier: {"epsilon": 1e3, "bounds": (-100.0, 100.0)},
+    ObjectivePerturbationLogistic: {"epsilon": 1e3, "data_norm": 100.0},
 }
 
 

@@ -1,0 +1,13 @@
+"""Differentially private linear models: the functional mechanism and objective perturbation."""
+
+from skdp.linear_model._functional_mechanism import (
+    FunctionalMechanismClassifier,
+    FunctionalMechanismRegressor,
+)
+from skdp.linear_model._objective_perturbation import ObjectivePerturbationLogistic
+
+__all__ = [
+    "FunctionalMechanismClassifier",
+    "FunctionalMechanismRegressor",
+    "ObjectivePerturbationLogistic",
+]

@@ -1,0 +1,70 @@
+"""What the private linear classifiers share: predictions from ``coef_`` and ``intercept_``.
+
+Everything here is post-processing of the released coefficients.
+"""
+
+import numpy as np
+from scipy.special import expit, softmax
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+
+class LinearClassifierPredictMixin:
+    """``decision_function``, ``predict`` and ``predict_proba`` of a linear model.
+
+    The estimator sets ``classes_`` (n_classes labels), ``coef_`` of shape
+    ``(1, n_features)`` for two classes or ``(n_classes, n_features)`` for one-vs-rest,
+    and ``intercept_`` of matching length, as scikit-learn's linear classifiers do.
+    """
+
+    def decision_function(self, X):
+        """Signed distance to the hyperplane(s): ``X @ coef_.T + intercept_``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,) for two classes, else (n_samples, n_classes)
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False)
+        scores = X @ self.coef_.T + self.intercept_
+        return scores.ravel() if scores.shape[1] == 1 else scores
+
+    def predict(self, X):
+        """The class of each row: the sign of the score, or the largest one-vs-rest score.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        scores = self.decision_function(X)
+        index = (scores > 0).astype(int) if scores.ndim == 1 else scores.argmax(axis=1)
+        return self.classes_[index]
+
+    def predict_proba(self, X):
+        """Class probabilities: the logistic of the score, or the one-vs-rest softmax.
+
+        With more than two classes the one-vs-rest scores go through a softmax, as
+        scikit-learn's multinomial logistic regression does.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+        """
+        scores = self.decision_function(X)
+        if scores.ndim == 1:
+            positive = expit(scores)
+            return np.column_stack([1 - positive, positive])
+        return softmax(scores, axis=1)
+
+    def predict_log_proba(self, X):
+        """Logarithm of :meth:`predict_proba`.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+        """
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X))

@@ -1,0 +1,9 @@
+"""Placeholder: being written."""
+
+
+class FunctionalMechanismRegressor:
+    pass
+
+
+class FunctionalMechanismClassifier:
+    pass

@@ -1,0 +1,5 @@
+"""Placeholder: being written."""
+
+
+class ObjectivePerturbationLogistic:
+    pass
