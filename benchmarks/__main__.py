@@ -16,6 +16,7 @@ BENCHMARKS = [
     "itemsets",
     "privacy_audit",
     "tree_scaling",
+    "linear_scaling",
 ]
 
 

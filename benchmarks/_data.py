@@ -33,6 +33,8 @@ IRIS_BOUNDS = {
 # target is a disease-progression score on a 0-400 scale.
 DIABETES_FEATURE_BOUNDS = (-0.2, 0.2)
 DIABETES_TARGET_BOUNDS = (0.0, 400.0)
+# the regression task on Adult: weekly working hours from the other attributes
+ADULT_REGRESSION_TARGET = "hours-per-week"
 
 
 @dataclass
@@ -127,17 +129,26 @@ def _adult(data_home):
         "UCI Adult without missing values (45,222 rows), the standard split: "
         "30,162 train / 15,060 test"
     )
+    public = _tabular_public(bunch, "adult")
+    target = ADULT_REGRESSION_TARGET
+    features = [c for c in X.columns if c != target]
+    regression_public = {
+        **public,
+        "bounds": {c: b for c, b in public["bounds"].items() if c != target},
+        "target_bounds": public["bounds"][target],
+    }
     return [
+        Task("adult", "classification", X[train], y[train], X[~train], y[~train], public, note),
         Task(
             "adult",
-            "classification",
-            X[train],
-            y[train],
-            X[~train],
-            y[~train],
-            _tabular_public(bunch, "adult"),
-            note,
-        )
+            "regression",
+            X.loc[train, features],
+            X.loc[train, target].astype(float),
+            X.loc[~train, features],
+            X.loc[~train, target].astype(float),
+            regression_public,
+            f"{note}; target {target!r} from the other attributes (not the income class)",
+        ),
     ]
 
 

@@ -86,35 +86,34 @@ def default_score(estimator, task):
 
 
 def build_jobs(tasks, entries, epsilons, repeats, *, base_seed=0, param_grid=((),), dpl=False):
-    """The list of jobs and the table ``label -> (factory, scorer)`` they refer to."""
-    jobs, factories = [], {}
+    """The list of jobs and the table ``label -> (factory, scorer)`` they refer to.
+
+    Entries that share a baseline (or diffprivlib counterpart) share its runs on a task.
+    """
+    jobs, factories, planned = [], {}, set()
+
+    def plan(kind, label, factory, scorer, t, eps_list, seed_base, params=()):
+        if (t, kind, label) in planned:
+            return
+        planned.add((t, kind, label))
+        factories[(kind, label)] = (factory, scorer, params)
+        jobs.extend(
+            Job(kind, label, t, eps, params, r, repeat_seed(seed_base, r))
+            for eps in eps_list
+            for r in range(repeats)
+        )
+
     for t, task in enumerate(tasks):
         for entry in (e for e in entries if e.applies_to(task)):
             scorer = entry.score or default_score
             for params in param_grid:
                 label = entry.name + "".join(f" {k}={v}" for k, v in params)
-                factories[("skdp", label)] = (entry.private, scorer, params)
-                jobs += [
-                    Job("skdp", label, t, eps, params, r, repeat_seed(base_seed, r))
-                    for eps in epsilons
-                    for r in range(repeats)
-                ]
-            if entry.baseline is not None and ("non-private", entry.baseline_name) not in (
-                factories
-            ):
-                factories[("non-private", entry.baseline_name)] = (entry.baseline, scorer, ())
-                jobs += [
-                    Job("non-private", entry.baseline_name, t, np.nan, (), r, repeat_seed(0, r))
-                    for r in range(repeats)
-                ]
+                plan("skdp", label, entry.private, scorer, t, epsilons, base_seed, params)
+            if entry.baseline is not None:
+                plan("non-private", entry.baseline_name, entry.baseline, scorer, t, [np.nan], 0)
             if dpl and entry.diffprivlib is not None:
                 label = f"diffprivlib {entry.baseline_name or entry.name}"
-                factories[("diffprivlib", label)] = (entry.diffprivlib, scorer, ())
-                jobs += [
-                    Job("diffprivlib", label, t, eps, (), r, repeat_seed(base_seed, r))
-                    for eps in epsilons
-                    for r in range(repeats)
-                ]
+                plan("diffprivlib", label, entry.diffprivlib, scorer, t, epsilons, base_seed)
     return jobs, factories
 
 

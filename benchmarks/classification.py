@@ -6,12 +6,15 @@
 """
 
 from sklearn.compose import make_column_transformer
+from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import OrdinalEncoder
 from sklearn.tree import DecisionTreeClassifier
 
 from benchmarks import utility
+from benchmarks._encoding import encoded, encoded_norm_bound, has_public_bounds
 from benchmarks._registry import Entry
+from skdp.linear_model import FunctionalMechanismClassifier, ObjectivePerturbationLogistic
 from skdp.tree import DPDecisionTree
 
 # the number of specializations the seed paper reports best per dataset (override with
@@ -57,6 +60,53 @@ ENTRIES = [
         supports=lambda task: task.X_train.shape[1] > 0,
     )
     for algorithm in ("maxgddp", "diffgen")
+]
+
+
+def _objective_perturbation(task, epsilon, seed):
+    model = ObjectivePerturbationLogistic(
+        epsilon=epsilon,
+        data_norm=encoded_norm_bound(task),
+        classes=task.public["classes"],
+        random_state=seed,
+    )
+    return encoded(task, model)
+
+
+def _functional_mechanism(task, epsilon, seed):
+    model = FunctionalMechanismClassifier(
+        epsilon=epsilon, bounds=(0.0, 1.0), classes=task.public["classes"], random_state=seed
+    )
+    return encoded(task, model)
+
+
+def _logistic(task, seed):
+    return encoded(task, LogisticRegression(max_iter=2000, random_state=seed))
+
+
+def _diffprivlib_logistic(task, epsilon, seed):
+    from diffprivlib.models import LogisticRegression as DiffprivlibLogistic
+
+    model = DiffprivlibLogistic(
+        epsilon=epsilon, data_norm=encoded_norm_bound(task), random_state=seed
+    )
+    return encoded(task, model)
+
+
+ENTRIES += [
+    Entry(
+        name=name,
+        task="classification",
+        private=private,
+        baseline=_logistic,
+        baseline_name="LogisticRegression",
+        diffprivlib=_diffprivlib_logistic,
+        supports=has_public_bounds,
+    )
+    for name, private in (
+        ("ObjectivePerturbationLogistic", _objective_perturbation),
+        ("FunctionalMechanismClassifier", _functional_mechanism),
+    )
 ]
 
 

@@ -5,9 +5,51 @@
 ``python -m benchmarks regression [options]`` (options as in ``benchmarks.utility``).
 """
 
-from benchmarks import utility
+from sklearn.linear_model import LinearRegression
 
-ENTRIES = []
+from benchmarks import utility
+from benchmarks._encoding import encoded, has_public_bounds
+from benchmarks._registry import Entry
+from skdp.linear_model import FunctionalMechanismRegressor
+
+
+def _functional_mechanism(task, epsilon, seed):
+    model = FunctionalMechanismRegressor(
+        epsilon=epsilon,
+        bounds=(0.0, 1.0),
+        bounds_y=task.public["target_bounds"],
+        random_state=seed,
+    )
+    return encoded(task, model)
+
+
+def _linear(task, seed):
+    return encoded(task, LinearRegression())
+
+
+def _diffprivlib_linear(task, epsilon, seed):
+    from diffprivlib.models import LinearRegression as DiffprivlibLinear
+
+    model = DiffprivlibLinear(
+        epsilon=epsilon,
+        bounds_X=(0.0, 1.0),
+        bounds_y=task.public["target_bounds"],
+        random_state=seed,
+    )
+    return encoded(task, model)
+
+
+ENTRIES = [
+    Entry(
+        name="FunctionalMechanismRegressor",
+        task="regression",
+        private=_functional_mechanism,
+        baseline=_linear,
+        baseline_name="LinearRegression",
+        diffprivlib=_diffprivlib_linear,
+        supports=lambda task: has_public_bounds(task) and "target_bounds" in task.public,
+    )
+]
 
 
 def main(argv=()):

@@ -42,6 +42,15 @@ def test_jobs_cover_every_estimator_epsilon_and_repeat(diabetes):
     assert set(factories) == {("skdp", "NoisyMeanRegressor"), ("non-private", "DummyRegressor")}
 
 
+def test_entries_sharing_a_baseline_share_its_runs_on_every_task(diabetes):
+    twin = _registry.Entry(**{**ENTRY.__dict__, "name": "Twin"})
+    two_tasks = [diabetes[0], diabetes[0]]
+    jobs, _ = _harness.build_jobs(two_tasks, [ENTRY, twin], [1.0], 2)
+    baseline_runs = sorted((j.task_index, j.repeat) for j in jobs if j.kind == "non-private")
+    assert baseline_runs == [(0, 0), (0, 1), (1, 0), (1, 1)]
+    assert len([j for j in jobs if j.kind == "skdp"]) == 2 * 2 * 2
+
+
 def test_entries_only_run_on_their_task():
     iris = _data.load_tasks("iris")
     jobs, _ = _harness.build_jobs(iris, [ENTRY], [1.0], 2)
