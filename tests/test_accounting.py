@@ -203,3 +203,19 @@ def test_stateless_steps_cost_nothing():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert privacy_spent(make_pipeline(FunctionTransformer())).epsilon == 0
+
+
+def test_encoders_given_their_categories_cost_nothing():
+    from sklearn.compose import make_column_transformer
+    from sklearn.preprocessing import OneHotEncoder, OrdinalEncoder
+
+    colours = np.array([["red"], ["blue"], ["red"]])
+    for encoder in (OneHotEncoder, OrdinalEncoder):
+        public = encoder(categories=[["blue", "red", "green"]]).fit(colours)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            assert privacy_spent(make_column_transformer((public, [0]))).epsilon == 0
+        for learnt in (encoder(), encoder(categories=[["blue", "red"]], max_categories=2)):
+            learnt.fit(colours)
+            with pytest.warns(PrivacyLeakWarning, match=encoder.__name__):
+                assert privacy_spent(learnt).epsilon == math.inf

@@ -26,7 +26,10 @@ def privacy_spent(obj):
         * a :class:`PrivacyBudget` or a number.
 
         A step that learnt from the data without differential privacy (e.g. a
-        ``StandardScaler``) costs ``inf`` and raises a ``PrivacyLeakWarning``.
+        ``StandardScaler``) costs ``inf`` and raises a ``PrivacyLeakWarning``. Steps whose
+        fit learns nothing from the data cost nothing: stateless ones (e.g.
+        ``FunctionTransformer``) and ``OneHotEncoder`` / ``OrdinalEncoder`` given
+        their ``categories`` (with no ``min_frequency`` or ``max_categories``).
 
     Returns
     -------
@@ -98,7 +101,7 @@ def _non_private_cost(estimator):
 
     if not isinstance(estimator, BaseEstimator):
         raise TypeError(f"cannot tell the privacy spent by a {type(estimator).__name__}")
-    if not get_tags(estimator).requires_fit:
+    if not get_tags(estimator).requires_fit or _encodes_public_categories(estimator):
         return _ZERO
     warnings.warn(
         f"{type(estimator).__name__} is not differentially private: it learnt from the "
@@ -107,3 +110,17 @@ def _non_private_cost(estimator):
         stacklevel=3,
     )
     return PrivacyBudget(math.inf)
+
+
+def _encodes_public_categories(estimator):
+    """A one-hot or ordinal encoder whose fitted state is its given category lists."""
+    from sklearn.preprocessing import OneHotEncoder, OrdinalEncoder
+
+    if not isinstance(estimator, OneHotEncoder | OrdinalEncoder):
+        return False
+    params = estimator.get_params()
+    return (
+        not isinstance(params["categories"], str)
+        and params.get("min_frequency") is None
+        and params.get("max_categories") is None
+    )

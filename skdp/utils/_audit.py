@@ -233,8 +233,9 @@ def mechanism_audit_cases(epsilon=1.0):
     """Audit cases for every mechanism of :mod:`skdp.mechanisms`, on tight neighbours.
 
     Each pair is chosen where the mechanism's privacy loss is (close to) its worst:
-    counts one apart; one score up by the sensitivity while the 49 others go down
-    (non-monotone); one score up among 50 equal ones (monotone).
+    counts one apart; vectors one apart in L2, projected on their difference; one
+    score up by the sensitivity while the 49 others go down (non-monotone); one score
+    up among 50 equal ones (monotone).
 
     Returns
     -------
@@ -243,6 +244,8 @@ def mechanism_audit_cases(epsilon=1.0):
     from skdp.mechanisms import (
         exponential,
         geometric,
+        l2_laplace,
+        l2_laplace_noise,
         laplace,
         permute_and_flip,
         report_noisy_max,
@@ -251,6 +254,7 @@ def mechanism_audit_cases(epsilon=1.0):
     # the non-monotone worst case: one score up, all others down (many candidates)
     swap = (np.r_[0.0, np.ones(49)], np.r_[1.0, np.zeros(49)])
     flat, one_up = np.zeros(50), np.r_[1.0, np.zeros(49)]
+    unit = np.array([0.6, 0.8])  # neighbours one apart in L2; the loss peaks along it
     cases = [
         AuditCase(
             "laplace (scalar)",
@@ -266,6 +270,24 @@ def mechanism_audit_cases(epsilon=1.0):
             np.r_[1.0, 0.0, 0.0],
             epsilon,
             statistic=lambda out: out[0],
+        ),
+        AuditCase(
+            "l2_laplace (2-d vector, L2)",
+            lambda v, rng: l2_laplace(v, sensitivity=1.0, epsilon=epsilon, random_state=rng),
+            np.zeros(2),
+            unit,
+            epsilon,
+            statistic=lambda out: out @ unit,
+        ),
+        AuditCase(
+            "l2_laplace_noise (added to a 2-d vector, L2)",
+            lambda v, rng: (
+                v + l2_laplace_noise(v.size, sensitivity=1.0, epsilon=epsilon, random_state=rng)
+            ),
+            np.zeros(2),
+            unit,
+            epsilon,
+            statistic=lambda out: out @ unit,
         ),
         AuditCase(
             "geometric (count)",

@@ -288,7 +288,9 @@ def resolve_classes(classes, y, *, estimator_name, stacklevel=3):
     if len(classes) < 2:
         raise ValueError(f"{estimator_name} needs at least 2 classes; got {len(classes)} class")
     index = {c: i for i, c in enumerate(classes.tolist())}
-    codes = np.array([index.get(v, -1) for v in y.tolist()], dtype=np.int64)
+    labels, inverse = np.unique(y, return_inverse=True)  # look up each distinct label once
+    codes = np.array([index.get(v, -1) for v in labels.tolist()], dtype=np.int64)
+    codes = codes[inverse.reshape(-1)]
     if (codes < 0).any():
         unknown = sorted({str(v) for v, c in zip(y, codes, strict=True) if c < 0})
         raise ValueError(f"y has labels not in classes: {unknown[:10]}")

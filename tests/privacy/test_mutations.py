@@ -8,7 +8,7 @@ does not bite the correct version.
 import numpy as np
 import pytest
 
-from skdp.mechanisms import geometric, laplace, report_noisy_max
+from skdp.mechanisms import geometric, l2_laplace, laplace, report_noisy_max
 from skdp.utils._audit import audit
 
 EPSILON = 1.0
@@ -53,6 +53,18 @@ def histogram_release(skip_empty_cells):
     return release
 
 
+def l2_release(norm_is_gamma_of_dimension):
+    """L2 Laplace release; the broken one draws the noise norm from Gamma(1), not Gamma(d)."""
+
+    def release(value, rng):
+        if norm_is_gamma_of_dimension:
+            return l2_laplace(value, sensitivity=1, epsilon=EPSILON, random_state=rng)
+        direction = rng.standard_normal(value.size)
+        return value + rng.exponential(1 / EPSILON) * direction / np.linalg.norm(direction)
+
+    return release
+
+
 MUTATIONS = {
     "laplace with half the scale": (laplace_with_scale, 0.5, 1.0, 0.0, 1.0, None),
     "noisy max Lap(1/eps) on non-monotone scores": (
@@ -62,6 +74,14 @@ MUTATIONS = {
         [0.0, 2.0],
         [-1.0, 3.0],
         None,
+    ),
+    "l2 laplace noise norm from Gamma(1) in 5-d": (
+        l2_release,
+        False,
+        True,
+        np.zeros(5),
+        np.eye(5)[0],
+        lambda out: out[0],
     ),
     "count release skipping empty cells": (
         histogram_release,

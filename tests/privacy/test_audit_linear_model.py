@@ -1,0 +1,76 @@
+"""Empirical privacy audit of ObjectivePerturbationLogistic on a tiny dataset and its neighbour.
+
+Five records sit at x = 0 and add nothing to the loss; the sixth, (x = 1, y = 1), is
+removed in the neighbour. Without an intercept and with C = 100 the fit is the 1-d
+objective ``sum l(y w x) + Lambda w^2 / 2 + b w``, where the Jacobian (curvature) term
+matters most: near ``w = 0`` the extra record multiplies ``det A`` by up to
+``1 + (1/4) / Lambda``. The released statistic is ``|coef|``, so threshold events can
+catch the mass that record piles up near 0. Mutants that drop the curvature term
+(``Delta = 0``, all of epsilon on the noise) or draw the noise for 10x epsilon must
+be flagged.
+"""
+
+import numpy as np
+import pytest
+
+import skdp.linear_model._objective_perturbation as module
+from skdp.linear_model import ObjectivePerturbationLogistic
+from skdp.utils._audit import audit
+
+EPSILON = 1.0
+X = np.array([[0.0], [0.0], [0.0], [0.0], [0.0], [1.0]])
+Y = np.array([0, 1, 0, 1, 0, 1])
+FIRST, SECOND = (X, Y), (X[:-1], Y[:-1])  # add/remove the last record
+
+
+def fit_and_release(fit_intercept=False):
+    def release(data, rng):
+        model = ObjectivePerturbationLogistic(
+            epsilon=EPSILON, C=100.0, data_norm=1.0, fit_intercept=fit_intercept,
+            classes=[0, 1], random_state=rng,
+        ).fit(*data)  # fmt: skip
+        return model.coef_[0, 0]
+
+    return release
+
+
+def audit_model(n_search=500, n_samples=2500, random_state=0, statistic=abs, **options):
+    return audit(
+        fit_and_release(**options), FIRST, SECOND, epsilon=EPSILON, statistic=statistic,
+        n_search=n_search, n_samples=n_samples, random_state=random_state,
+    )  # fmt: skip
+
+
+def test_objective_perturbation_passes_audit():
+    result = audit_model()
+    assert result.passed, str(result)
+
+
+def test_audit_flags_a_fit_that_ignores_the_curvature_term(monkeypatch):
+    monkeypatch.setattr(
+        module, "_perturbation_parameters", lambda epsilon, C, **kwargs: (0.0, epsilon)
+    )
+    result = audit_model(n_search=200, n_samples=1000)
+    assert not result.passed, str(result)
+
+
+def test_audit_flags_a_fit_with_noise_for_10x_epsilon(monkeypatch):
+    real = module.l2_laplace_noise
+
+    def too_little_noise(dimension, *, epsilon, **kwargs):
+        return real(dimension, epsilon=10 * epsilon, **kwargs)
+
+    monkeypatch.setattr(module, "l2_laplace_noise", too_little_noise)
+    result = audit_model(n_search=200, n_samples=1000)
+    assert not result.passed, str(result)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("statistic", [abs, None], ids=["abs", "signed"])
+@pytest.mark.parametrize("fit_intercept", [False, True], ids=["no-intercept", "intercept"])
+def test_objective_perturbation_passes_large_audit(statistic, fit_intercept):
+    result = audit_model(
+        n_search=5000, n_samples=25000, random_state=1, statistic=statistic,
+        fit_intercept=fit_intercept,
+    )  # fmt: skip
+    assert result.passed, str(result)
