@@ -20,12 +20,8 @@ from tests._estimators import NoisyMeanRegressor
 CHECK_PARAMS = {
     NoisyMeanRegressor: {"epsilon": 1e3, "bounds_y": (-100.0, 100.0)},
     DPDecisionTree: {"epsilon": 1e3, "bounds": (-100.0, 100.0), "n_levels": 6},
-    FunctionalMechanismRegressor: {
-        "epsilon": 1e3,
-        "bounds": (-100.0, 100.0),
-        "bounds_y": (-100.0, 100.0),
-    },
-    FunctionalMechanismClassifier: {"epsilon": 1e3, "bounds": (-100.0, 100.0)},
+    FunctionalMechanismRegressor: {"epsilon": 1e3, "bounds": (-5.0, 5.0), "bounds_y": (-5.0, 5.0)},
+    FunctionalMechanismClassifier: {"epsilon": 1e3, "bounds": (-5.0, 5.0)},
     ObjectivePerturbationLogistic: {"epsilon": 1e3, "data_norm": 100.0},
 }
 

@@ -1,9 +1,381 @@
-"""Placeholder: being written."""
+"""The functional mechanism (Zhang et al., PVLDB 2012): least squares and logistic regression.
+
+The shared pipeline (scaling, the one noisy release, the minimiser, the private part
+of ``fit``) lives in :mod:`skdp.linear_model._moments`; this module holds the two
+estimators and their privacy arguments.
+"""
+
+import math
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, _fit_context
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from skdp.linear_model import _moments
+from skdp.linear_model._base import LinearClassifierPredictMixin
+from skdp.linear_model._moments import COMMON_CONSTRAINTS, FunctionalMechanismBase
+from skdp.mechanisms import check_random_state
+from skdp.utils.validation import resolve_classes
+
+__all__ = ["FunctionalMechanismClassifier", "FunctionalMechanismRegressor"]
 
 
-class FunctionalMechanismRegressor:
-    pass
+class FunctionalMechanismRegressor(FunctionalMechanismBase, RegressorMixin, BaseEstimator):
+    """Differentially private least squares by the functional mechanism.
+
+    Perturbs the coefficients of the least-squares objective rather than the data or
+    the model (Zhang et al. 2012): features and target are clipped to public bounds
+    and mapped into ``[-1, 1]``, the exact degree-1 and degree-2 coefficients of
+    ``sum_i (y_i - x_i.w)^2`` are released once with Laplace noise, and the noisy
+    quadratic is minimised in closed form (post-processing).
+
+    Parameters
+    ----------
+    epsilon : float, default=1.0
+        Privacy budget of the whole fit.
+    bounds : None, tuple, dict or (lower, upper) arrays, default=None
+        Public feature bounds (see :func:`skdp.utils.validation.resolve_bounds`);
+        values outside are clipped with a :class:`~skdp.exceptions.ClippingWarning`.
+        None estimates them privately with a tenth of ``epsilon``.
+    bounds_y : None or (lower, upper), default=None
+        Public target bounds, likewise.
+    fit_intercept : bool, default=True
+        Fit an (unpenalised) intercept. Without one, columns are divided by their
+        largest absolute bound but not shifted, so the model passes through the
+        origin in the original units.
+    regularization : "auto" or float >= 0, default="auto"
+        Ridge ``lambda |w|^2`` on the slopes, added to the objective in the scaled
+        units (rows in ``[-1, 1]``; the objective grows like the number of records).
+        "auto": five standard deviations of the noise on a released quadratic
+        coefficient, the authors' ``5 sqrt(2) Delta / epsilon``. Post-processing.
+    random_state : None, int or numpy.random.Generator, default=None
+        None (a fresh secure generator) for real releases; a seed only for tests.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (n_features,)
+    intercept_ : float
+    bounds_ : tuple of ndarray
+        The public or privately estimated feature bounds ``(lower, upper)``.
+    bounds_y_ : tuple of float
+    epsilon_split_ : dict
+        ``{"bounds": ..., "moments": ...}``: 0 for bounds when all were given.
+    privacy_spent_ : PrivacyBudget
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        Only when ``X`` has string column names.
+
+    Notes
+    -----
+    **Privacy.** ``epsilon``-DP under add/remove of one record (``n`` is private).
+    Public bounds: all of ``epsilon`` goes to one :func:`~skdp.mechanisms.laplace`
+    release; otherwise ``0.1 epsilon`` first estimates the missing bounds (one
+    :func:`skdp.utils._bounds.estimate_bounds` call). The rest is post-processing.
+
+    **Release.** With ``x~ = (x', 1)`` (``d = p + 1`` columns) and ``y'`` all in
+    ``[-1, 1]``, the objective is ``sum y'^2 - 2 c.w + w^T M w`` with
+    ``c = sum_i y'_i x~_i`` (the paper's ``beta = -2 c``) and ``M = sum_i x~_i x~_i^T``.
+    The degree-0 term is not released. Released together: ``c`` and the ``d (d + 1) / 2``
+    distinct entries of the symmetric ``M`` (upper triangle), each times a public
+    weight.
+
+    **Sensitivity.** One record changes ``c_j`` by ``y' x~_j`` and ``M_jl`` by
+    ``x~_j x~_l``, each at most 1 in magnitude, so the weighted vector moves by at
+    most the sum of the weights in L1; a record at a corner with ``|y'| = 1`` attains
+    it, so the bound is tight (the intercept column being exactly 1 does not tighten
+    it). With the paper's coefficients (weight 2 on ``c``, 1 on ``M``) this is
+    ``Delta = 2 d + d (d + 1) / 2``. The paper's ``Delta = 2 (d^2 + 2 d)`` is for
+    substitution (twice add/remove) and all ``d^2`` entries of ``M``; under
+    add/remove all entries give ``d^2 + 2 d``, and the upper triangle, which holds
+    the same information, roughly halves it (88 instead of 143 at ``d = 11``), so
+    roughly halves the noise for the same guarantee. Under substitution the
+    mechanism is ``2 epsilon``-DP.
+
+    **Weights (changed from the paper).** An entry of weight ``w_i`` gets noise of
+    scale ``Delta / (w_i epsilon)``: weights split ``epsilon`` inside the one release.
+    The linear statistics (``sum y' x'_j``, ``sum x'_j``) get ``((p + 1) / 2)^(1/3)``,
+    which minimises the slopes' first-order noise; the products 1; ``n`` and
+    ``sum y'`` a quarter of the budget between them: the mean prediction rests on
+    these two numbers, and at equal weights their noise dominates the error for small
+    ``n`` (:func:`skdp.linear_model._moments.regression_weights`).
+
+    **Post-processing (changed from the paper).** The intercept is not penalised:
+    the problem is solved through its Schur complement with the noisy means of
+    ``x'`` and ``y'`` (over the noisy count floored at ten noise standard
+    deviations, shrunk by their noise, clipped to ``[-1, 1]``). The slopes solve
+    ``(S + lambda I) w = s`` (``lambda`` plus the expected size of the noise that the
+    means put into ``S``) after spectral trimming: eigenvalues below ``2.5 sqrt(p)``
+    noise standard deviations are dropped (the authors' ``1e-8`` keeps noise-made
+    near-zero eigenvalues that blow the solution up; the classifier uses ``1.5
+    sqrt(p)``, as accuracy suffers less than squared error from noisy slopes). As
+    the noise grows the slopes shrink to 0 and the prediction tends to the noisy
+    mean of ``y``, not to 0 in scaled units; that mean moves toward the middle of
+    ``bounds_y`` only when the noisy count is itself mostly noise (``n epsilon`` of a
+    few units, where no private mean is accurate). No re-run with fresh noise when
+    the objective is unbounded (each would cost ``epsilon``); the noise is lattice
+    Laplace (Mironov 2012).
+
+    References
+    ----------
+    J. Zhang, Z. Zhang, X. Xiao, Y. Yang and M. Winslett, "Functional Mechanism:
+    Regression Analysis under Differential Privacy", PVLDB 5(11), 2012.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_diabetes
+    >>> from skdp.linear_model import FunctionalMechanismRegressor
+    >>> X, y = load_diabetes(return_X_y=True)
+    >>> model = FunctionalMechanismRegressor(
+    ...     epsilon=1.0, bounds=(-0.2, 0.2), bounds_y=(0, 400), random_state=0
+    ... ).fit(X, y)
+    >>> model.privacy_spent_.epsilon, model.coef_.shape
+    (1.0, (10,))
+    >>> bool(0 <= model.predict(X[:1])[0] <= 400)
+    True
+    """
+
+    _parameter_constraints = {
+        **COMMON_CONSTRAINTS,
+        "bounds_y": [None, tuple, list, np.ndarray],
+    }
+
+    def __init__(
+        self,
+        *,
+        epsilon=1.0,
+        bounds=None,
+        bounds_y=None,
+        fit_intercept=True,
+        regularization="auto",
+        random_state=None,
+    ):
+        self.epsilon = epsilon
+        self.bounds = bounds
+        self.bounds_y = bounds_y
+        self.fit_intercept = fit_intercept
+        self.regularization = regularization
+        self.random_state = random_state
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y):
+        """Fit the private least-squares model.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+
+        Returns
+        -------
+        self
+        """
+        X, y = validate_data(self, X, y, y_numeric=True, dtype=np.float64)
+        rng = check_random_state(self.random_state)
+        blocks = [(X, self.bounds, "bounds", "X"), (y[:, None], self.bounds_y, "bounds_y", "y")]
+        model, scalings, resolved = self._fit_noisy_model(
+            blocks, _moments.regression_moments, None, rng
+        )
+        coef, intercept = _moments.to_original_units(*model, scalings[0], scalings[1])
+        self.coef_, self.intercept_ = coef[0], float(intercept[0])
+        self.bounds_y_ = (float(resolved[1][0][0]), float(resolved[1][1][0]))
+        return self
+
+    def _weights(self, n_features, n_classes):
+        return _moments.regression_weights(n_features, self.fit_intercept)
+
+    def _minimise(self, linear, quadratic, noise_std, weights):
+        return _moments.minimise_noisy_quadratic(
+            _moments.symmetric_from_upper(quadratic, linear.size),
+            linear,
+            ridge=self._ridge(noise_std, 1.0),
+            trim=_moments.REGRESSION_TRIM,
+            noise=_moments.NoiseLevels(
+                quadratic=noise_std,
+                count=noise_std / weights[1][-1],
+                feature_sum=noise_std / weights[0][0],
+                target_sum=noise_std / weights[0][-1],
+            ),
+            fit_intercept=self.fit_intercept,
+            intercept_limit=1.0,
+        )
+
+    def predict(self, X):
+        """Predict with the released linear model (post-processing).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False)
+        return X @ self.coef_ + self.intercept_
 
 
-class FunctionalMechanismClassifier:
-    pass
+class FunctionalMechanismClassifier(
+    FunctionalMechanismBase, LinearClassifierPredictMixin, ClassifierMixin, BaseEstimator
+):
+    """Differentially private logistic regression by the functional mechanism.
+
+    Minimises the order-2 Taylor expansion at 0 of the logistic loss, whose
+    coefficients are released once with Laplace noise (Zhang et al. 2012). Two
+    classes give one model for ``classes_[1]``; more give one-vs-rest models, all
+    built from the same released statistics, so they cost no split of ``epsilon``.
+
+    Parameters
+    ----------
+    epsilon, bounds, fit_intercept, random_state
+        As for :class:`FunctionalMechanismRegressor`.
+    classes : None or array-like, default=None
+        The public class labels. None takes them from ``y`` with a
+        :class:`~skdp.exceptions.PrivacyLeakWarning`.
+    regularization : "auto" or float >= 0, default="auto"
+        Ridge ``lambda |w|^2`` on the slopes, added to the summed Taylor objective in
+        the scaled units. "auto": five standard deviations of the noise on a
+        released quadratic coefficient (the authors' rule). Post-processing.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
+    intercept_ : ndarray of shape (1,) or (n_classes,)
+    bounds_ : tuple of ndarray
+    epsilon_split_ : dict
+        ``{"bounds": ..., "moments": ...}``: 0 for bounds when given.
+    privacy_spent_ : PrivacyBudget
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        Only when ``X`` has string column names.
+
+    Notes
+    -----
+    **Privacy.** ``epsilon``-DP under add/remove of one record; the budget split and
+    the post-processing are the regressor's.
+
+    **Objective.** Per record, ``f(w) = log 2 + (1/2 - y) x~.w + (1/8) (x~.w)^2``
+    with ``y`` in ``{0, 1}`` and ``x~ = (x', 1)`` in ``[-1, 1]^d``. Summed for class
+    ``k`` against the rest: ``beta_k.w + (1/8) w^T G w`` with ``G = sum x~ x~^T``,
+    ``beta_k = S / 2 - T_k``, ``T_k = sum_{y_i = k} x~_i`` and ``S = sum_k T_k``; the
+    minimiser solves ``G w = 4 T_k - 2 S``.
+
+    **Shared release and sensitivity.** One release of ``T_k`` for every class (its
+    intercept entry is the class count) and of the upper triangle of ``G`` over the
+    features; ``G``'s intercept row and column are ``S`` and ``n = sum_k n_k``, taken
+    from the noisy ``T``. A record lies in one class, so it changes one row of ``T``
+    by ``x~`` and ``G`` by ``x' x'^T``, every entry by at most 1: the L1 sensitivity
+    is the weights of one row of ``T`` plus those of ``G``, ``a p + W + p (p + 1) / 2``
+    (``d (d + 1) / 2`` at unit weights), whatever the number of classes. The paper's
+    coefficients (``|1/2 - y| = 1/2``, ``M = G / 8``, all ``d^2`` entries) have
+    add/remove sensitivity ``d / 2 + d^2 / 8`` per binary problem; ``K``
+    one-vs-rest problems would split ``epsilon`` ``K`` ways.
+
+    **Scaling G by 1/8, or not (the weights).** Releasing ``(T, G / 8)`` at equal
+    scale is weight 8 on ``T`` against ``G``; ``(T, G)`` weight 1. The first-order
+    error of ``w = G^{-1} r`` is ``G^{-1} (dr - dG w)`` and ``r = 4 T_k - 2 S`` adds
+    the noise of ``K`` rows of ``T``, ``4 K`` times over in variance, so the variance
+    ``(a p + Q)^2 (4 K / a^2 + |w|^2)`` is smallest at ``a = (2 K (p + 1))^(1/3)`` for
+    ``|w| = 1`` (3.1 on iris): skdp uses that. Test accuracy on iris (200 seeds,
+    ``epsilon = 1``): ``a = 1``: 0.57, ``a = 8``: 0.61, ``a = 3.1``: 0.64. The class
+    counts, which set the intercepts, get a quarter of the budget.
+
+    Even without noise the truncated objective is not logistic regression: on iris
+    its one-vs-rest minimiser scores 0.80 on a held-out third, logistic regression
+    0.98.
+
+    References
+    ----------
+    J. Zhang, Z. Zhang, X. Xiao, Y. Yang and M. Winslett, "Functional Mechanism:
+    Regression Analysis under Differential Privacy", PVLDB 5(11), 2012.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from skdp.linear_model import FunctionalMechanismClassifier
+    >>> X, y = load_iris(return_X_y=True)
+    >>> model = FunctionalMechanismClassifier(
+    ...     epsilon=1.0, bounds=([4, 2, 1, 0], [8, 4.5, 7, 3]), classes=[0, 1, 2],
+    ...     random_state=0,
+    ... ).fit(X, y)
+    >>> model.coef_.shape, model.privacy_spent_.epsilon
+    ((3, 4), 1.0)
+    """
+
+    _parameter_constraints = {**COMMON_CONSTRAINTS, "classes": ["array-like", None]}
+
+    def __init__(
+        self,
+        *,
+        epsilon=1.0,
+        bounds=None,
+        fit_intercept=True,
+        classes=None,
+        regularization="auto",
+        random_state=None,
+    ):
+        self.epsilon = epsilon
+        self.bounds = bounds
+        self.fit_intercept = fit_intercept
+        self.classes = classes
+        self.regularization = regularization
+        self.random_state = random_state
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y):
+        """Fit the private (Taylor-approximated) logistic model(s).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+
+        Returns
+        -------
+        self
+        """
+        X, y = validate_data(self, X, y, dtype=np.float64)
+        classes, codes = resolve_classes(
+            self.classes, y, estimator_name=type(self).__name__, stacklevel=4
+        )
+        rng = check_random_state(self.random_state)
+
+        def statistics(design):
+            return _moments.classification_moments(
+                design, codes, len(classes), fit_intercept=self.fit_intercept
+            )
+
+        blocks = [(X, self.bounds, "bounds", "X")]
+        model, scalings, _ = self._fit_noisy_model(blocks, statistics, len(classes), rng)
+        self.coef_, self.intercept_ = _moments.to_original_units(*model, scalings[0])
+        self.classes_ = classes
+        return self
+
+    def _weights(self, n_features, n_classes):
+        return _moments.classification_weights(n_features, self.fit_intercept, n_classes)
+
+    def _minimise(self, sums, quadratic, noise_std, weights):
+        n_classes, n_columns = sums.shape
+        n_features = n_columns - self.fit_intercept
+        total = sums.sum(axis=0)
+        gram = np.zeros((n_columns, n_columns))
+        gram[:n_features, :n_features] = _moments.symmetric_from_upper(quadratic, n_features)
+        if self.fit_intercept:
+            gram[-1, :] = gram[:, -1] = total
+        rhs = 4 * sums - 2 * total  # -4 beta_k, one row per class
+        sum_std = math.sqrt(n_classes) * noise_std / weights[0]  # of sum_k T_k
+        return _moments.minimise_noisy_quadratic(
+            gram,
+            (rhs[1:] if n_classes == 2 else rhs).T,
+            ridge=self._ridge(noise_std, 8.0),
+            trim=_moments.CLASSIFICATION_TRIM,
+            noise=_moments.NoiseLevels(
+                quadratic=noise_std,
+                count=sum_std[-1],
+                feature_sum=sum_std[0],
+                target_sum=2 * sum_std[-1],  # 4 T_k - 2 S: 2 K^(1/2) sd
+            ),
+            fit_intercept=self.fit_intercept,
+            intercept_limit=2.0,
+        )

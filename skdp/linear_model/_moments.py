@@ -1,0 +1,413 @@
+"""The functional mechanism's shared pieces: public scaling, noisy moments, the minimiser.
+
+Both functional-mechanism estimators run the same pipeline, split here into small
+functions that the tests can call one by one:
+
+1. :func:`resolve_public_bounds` and :func:`unit_design`: clip every column to its
+   public bounds and map it into ``[-1, 1]`` (one float64 matrix);
+2. :func:`regression_moments` / :func:`classification_moments`: the exact polynomial
+   coefficients of the objective (one BLAS pass over the data), and
+   :func:`release_moments`: one Laplace release of all of them, each entry scaled by a
+   public weight, at the sensitivity :func:`release_sensitivity`;
+3. :func:`minimise_noisy_quadratic`: post-processing of the noisy coefficients into a
+   linear model that tends to the (noisy) mean prediction, not to zero, as the noise
+   grows.
+
+:class:`FunctionalMechanismBase` strings them together inside ``fit``.
+
+The constants below are public and data-independent; they were chosen on sklearn's
+diabetes and iris data and on synthetic data (see the estimators' Notes).
+"""
+
+import math
+from dataclasses import dataclass
+from numbers import Real
+
+import numpy as np
+from sklearn.utils._param_validation import Interval, StrOptions
+
+from skdp.accounting import PrivacyLedger
+from skdp.base import DifferentialPrivacyMixin
+from skdp.mechanisms import laplace
+from skdp.utils._bounds import estimate_bounds
+from skdp.utils.validation import (
+    EPSILON_CONSTRAINT,
+    RANDOM_STATE_CONSTRAINT,
+    clip_to_bounds,
+    resolve_bounds,
+    split_budget,
+)
+
+__all__ = [
+    "COMMON_CONSTRAINTS",
+    "FunctionalMechanismBase",
+    "NoiseLevels",
+    "classification_moments",
+    "classification_weights",
+    "minimise_noisy_quadratic",
+    "regression_moments",
+    "regression_weights",
+    "release_moments",
+    "release_sensitivity",
+    "released_vector",
+    "resolve_public_bounds",
+    "symmetric_from_upper",
+    "to_original_units",
+    "unit_design",
+    "unit_scaling",
+    "upper_triangle",
+]
+
+# share of epsilon spent on private bounds when some bounds are not given
+BOUNDS_SHARE = 0.1
+# share of the release's budget for the statistics of the intercept (n, sum y / counts)
+INTERCEPT_SHARE = 0.25
+# regularization="auto": the authors' ridge, five noise standard deviations
+RIDGE_NOISE_MULTIPLE = 5.0
+# spectral trimming: eigenvalues below this many sqrt(p) noise standard deviations are
+# dropped (the noise matrix's spectral norm is about 2 sqrt(p) of them). Squared error
+# suffers from the size of noise-made slopes, accuracy only from their direction.
+REGRESSION_TRIM = 2.5
+CLASSIFICATION_TRIM = 1.5
+# floor of the noisy record count, in standard deviations of its noise: where the count
+# is all noise, the noise moves the means by about a tenth of their half-range
+COUNT_FLOOR_NOISE_MULTIPLE = 10.0
+
+
+def resolve_public_bounds(estimator, blocks, *, rng):
+    """Public ``(lower, upper)`` arrays per block; estimate the missing ones privately.
+
+    Parameters
+    ----------
+    estimator : estimator
+        Supplies ``epsilon`` and, for dict bounds, ``feature_names_in_``.
+    blocks : list of (values, bounds, name)
+        ``values`` of shape (n_samples, k), the public ``bounds`` parameter (or None)
+        and the parameter's name.
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    resolved : list of (lower, upper)
+    epsilon_split : dict
+        ``{"bounds": ..., "moments": ...}``; ``bounds`` is 0 when all were given.
+    """
+    names = getattr(estimator, "feature_names_in_", None)
+    resolved = [
+        resolve_bounds(bounds, values.shape[1], feature_names=names, name=name)
+        for values, bounds, name in blocks
+    ]
+    missing = [i for i, r in enumerate(resolved) if r is None]
+    if not missing:
+        return resolved, {"bounds": 0.0, "moments": float(estimator.epsilon)}
+    split = split_budget(estimator.epsilon, {"bounds": BOUNDS_SHARE, "moments": 1 - BOUNDS_SHARE})
+    values = np.column_stack([blocks[i][0] for i in missing])
+    lower, upper = estimate_bounds(values, epsilon=split["bounds"], random_state=rng)
+    start = 0
+    for i in missing:
+        stop = start + blocks[i][0].shape[1]
+        resolved[i] = (lower[start:stop], upper[start:stop])
+        start = stop
+    return resolved, split
+
+
+def unit_scaling(lower, upper, *, centred):
+    """``(shift, scale)`` with ``(x - shift) / scale`` in ``[-1, 1]`` on the public box.
+
+    Centred (models with an intercept): the box's midpoint and half-width. Otherwise
+    no shift, the largest absolute bound, so that a model through the origin in the
+    original units stays one in the scaled units.
+    """
+    lower, upper = np.asarray(lower, dtype=float), np.asarray(upper, dtype=float)
+    if centred:
+        return (lower + upper) / 2, (upper - lower) / 2
+    return np.zeros_like(lower), np.maximum(np.abs(lower), np.abs(upper))
+
+
+def unit_design(blocks, *, fit_intercept):
+    """``[x' | 1 | y']``: the clipped, scaled columns in one float64 array.
+
+    Parameters
+    ----------
+    blocks : list of (values, (shift, scale), (lower, upper), name)
+        The first block is the features; the ones column follows it when
+        ``fit_intercept``. Values outside ``[lower, upper]`` are clipped with a
+        :class:`~skdp.exceptions.ClippingWarning`.
+    fit_intercept : bool
+
+    Returns
+    -------
+    ndarray of shape (n_samples, n_columns), every entry in ``[-1, 1]``
+    """
+    n_samples = blocks[0][0].shape[0]
+    widths = [values.shape[1] for values, *_ in blocks]
+    design = np.empty((n_samples, sum(widths) + fit_intercept))
+    start = 0
+    for i, (values, (shift, scale), (lower, upper), name) in enumerate(blocks):
+        clipped = clip_to_bounds(values, lower, upper, name=name)
+        clipped -= shift
+        clipped /= scale
+        design[:, start : start + widths[i]] = clipped
+        start += widths[i]
+        if i == 0 and fit_intercept:
+            design[:, start] = 1.0
+            start += 1
+    np.clip(design, -1.0, 1.0, out=design)  # float rounding of the scaling only
+    return design
+
+
+def upper_triangle(matrix):
+    """The entries on and above the diagonal, row by row."""
+    return matrix[np.triu_indices(matrix.shape[0])]
+
+
+def symmetric_from_upper(upper, size):
+    """The symmetric matrix whose upper triangle (row by row) is ``upper``."""
+    matrix = np.zeros((size, size))
+    matrix[np.triu_indices(size)] = upper
+    return matrix + np.triu(matrix, 1).T
+
+
+def regression_moments(design):
+    """Exact coefficients of ``sum_i (y_i - x_i.w)^2`` from ``[x~ | y]``.
+
+    Returns
+    -------
+    linear : ndarray of shape (d,)
+        ``c = sum_i y_i x~_i`` (the paper's ``beta`` is ``-2 c``).
+    quadratic : ndarray of shape (d (d + 1) / 2,)
+        The upper triangle of ``M = sum_i x~_i x~_i^T``.
+    """
+    gram = design.T @ design  # one BLAS pass (syrk) over the data
+    return gram[:-1, -1].copy(), upper_triangle(gram[:-1, :-1])
+
+
+def classification_moments(design, codes, n_classes, *, fit_intercept):
+    """Exact statistics shared by every one-vs-rest Taylor-logistic problem.
+
+    Returns
+    -------
+    linear : ndarray of shape (n_classes, d)
+        ``T_k = sum_{i: y_i = k} x~_i`` (the intercept entry is the class count).
+    quadratic : ndarray of shape (p (p + 1) / 2,)
+        The upper triangle of ``sum_i x_i x_i^T`` over the ``p`` features only: its
+        intercept row and column are ``sum_k T_k`` and need no release of their own.
+    """
+    n_features = design.shape[1] - fit_intercept
+    sums = np.stack(
+        [np.bincount(codes, weights=column, minlength=n_classes) for column in design.T], axis=1
+    )
+    features = design[:, :n_features]
+    return sums, upper_triangle(features.T @ features)
+
+
+def _intercept_weight(rest, n_entries):
+    """The weight that gives ``n_entries`` statistics ``INTERCEPT_SHARE`` of the budget.
+
+    In a release of sensitivity ``rest + n_entries * W`` the noise on an entry of
+    weight ``W`` has scale ``sensitivity / (W epsilon)``: weighting is a split of
+    epsilon inside one release. Never below 1.
+    """
+    return max(1.0, INTERCEPT_SHARE * rest / ((1 - INTERCEPT_SHARE) * n_entries))
+
+
+def regression_weights(n_features, fit_intercept):
+    """Public per-entry weights of ``(c, triu(M))``: ``(linear (d,), quadratic)``.
+
+    ``a = ((p + 1) / 2)**(1/3)`` on the linear statistics (``sum y x_j`` and
+    ``sum x_j``), 1 on the products ``sum x_j x_l``, and on ``n`` and ``sum y`` the
+    weight that gives them ``INTERCEPT_SHARE`` of the budget. ``a`` minimises the
+    first-order variance of the slopes ``S^{-1}(ds - dS w)`` for ``|w| = 1``: with
+    ``L = p`` linear and ``Q = p (p + 1) / 2`` quadratic entries at weights ``a`` and
+    1, the variance is proportional to ``(a L + Q)^2 (1 / a^2 + |w|^2)``, smallest at
+    ``a^3 = Q / (L |w|^2)``.
+    """
+    n_columns = n_features + fit_intercept
+    quadratic = np.ones(n_columns * (n_columns + 1) // 2)
+    slope = ((n_features + 1) / 2) ** (1 / 3)
+    linear = np.full(n_columns, slope)
+    if fit_intercept:  # sum y: last in c; sum x and n: the last column of M
+        last_column = np.flatnonzero(np.triu_indices(n_columns)[1] == n_columns - 1)
+        quadratic[last_column[:-1]] = slope
+        rest = 2 * slope * n_features + n_features * (n_features + 1) / 2
+        linear[-1] = quadratic[-1] = _intercept_weight(rest, 2)
+    return linear, quadratic
+
+
+def classification_weights(n_features, fit_intercept, n_classes):
+    """Public per-entry weights of ``(T, triu(G))``: ``(linear (d,), quadratic)``.
+
+    The same weights for every class's row of ``T``. ``a = (2 K (p + 1))**(1/3)`` on
+    the feature sums, 1 on ``G``, and on the class count the weight that gives it
+    ``INTERCEPT_SHARE`` of the budget. ``a`` minimises the same first-order variance as
+    in :func:`regression_weights`, but the right-hand side ``4 T_k - 2 sum_j T_j``
+    adds the noise of ``K`` rows, four times over in variance: ``a^3 = 4 K Q / L``.
+    """
+    quadratic = np.ones(n_features * (n_features + 1) // 2)
+    slope = (2 * n_classes * (n_features + 1)) ** (1 / 3)
+    linear = np.full(n_features + fit_intercept, slope)
+    if fit_intercept:  # the class count
+        linear[-1] = _intercept_weight(slope * n_features + quadratic.size, 1)
+    return linear, quadratic
+
+
+def released_vector(linear, quadratic, weights):
+    """The vector that one Laplace call releases: the weighted statistics, flattened."""
+    linear_weights, quadratic_weights = weights
+    return np.concatenate([np.ravel(linear * linear_weights), quadratic * quadratic_weights])
+
+
+def release_sensitivity(weights):
+    """Add/remove L1 sensitivity of :func:`released_vector` (entries of x~, y in [-1, 1]).
+
+    One record adds at most 1 in magnitude to every entry of ``c`` / ``triu(M)``, or of
+    one row of ``T`` and of ``triu(sum x x^T)``, all at once at a corner of the box.
+    """
+    return float(math.fsum(np.ravel(weights[0])) + math.fsum(weights[1]))
+
+
+def release_moments(linear, quadratic, *, weights, epsilon, rng):
+    """All the statistics in one :func:`~skdp.mechanisms.laplace` call; noisy copies."""
+    noisy = laplace(
+        released_vector(linear, quadratic, weights),
+        sensitivity=release_sensitivity(weights),
+        epsilon=epsilon,
+        random_state=rng,
+    )
+    size = np.size(linear)
+    noisy_linear = noisy[:size].reshape(np.shape(linear)) / weights[0]
+    return noisy_linear, noisy[size:] / weights[1]
+
+
+@dataclass(frozen=True)
+class NoiseLevels:
+    """Standard deviations of the noise on the released statistics (public)."""
+
+    quadratic: float  # an entry of the feature Gram matrix (weight 1)
+    count: float  # the record count n
+    feature_sum: float  # each sum of a feature
+    target_sum: float  # the intercept entry of each right-hand side
+
+
+def _shrunk_mean(total, count, noise_std, limit):
+    """``total / count`` shrunk toward 0 by its noise, then clipped to ``[-limit, limit]``.
+
+    The posterior mean of ``m`` given ``total = n m + noise`` under a prior of
+    variance ``limit**2 / 3`` (uniform on the public range) on ``m``.
+    """
+    shrinkage = noise_std**2 / (limit**2 / 3 * count)
+    return np.clip(total / (count + shrinkage), -limit, limit), shrinkage
+
+
+def minimise_noisy_quadratic(gram, rhs, *, ridge, trim, noise, fit_intercept, intercept_limit):
+    """Minimiser of ``w^T (A + ridge P) w - 2 r^T w``, made bounded by post-processing.
+
+    ``A`` is the noisy (symmetric) Gram matrix of the scaled design with the ones
+    column last, ``r`` one or more noisy right-hand sides, and ``P`` the identity on
+    the slopes only: the intercept is not penalised. With an intercept the problem is
+    solved through its Schur complement: the noisy count ``n~ = A[-1, -1]`` is floored
+    at ``COUNT_FLOOR_NOISE_MULTIPLE`` noise standard deviations (and at 1), the noisy
+    means of the features and of the right-hand sides are shrunk by their noise
+    (:func:`_shrunk_mean`) and clipped to their public ranges (``[-1, 1]`` and
+    ``[-intercept_limit, intercept_limit]``), and the slopes solve ``(S + ridge I) w =
+    s`` with ``S = A_xx - n m m^T`` and ``s = r_x - n m mu^T`` (the ridge grown by the
+    expected size of the spike that the noise of the feature sums puts into
+    ``n m m^T``), after dropping the
+    eigenvalues of ``S + ridge I`` below ``trim * sqrt(p)`` noise standard deviations
+    (spectral trimming; the noise matrix has spectral norm about ``2 sqrt(p)`` of
+    them). The intercept is ``mu - m.w``. Without shrinking, clipping
+    or flooring this is exactly the block solution; as ``ridge`` grows the slopes go
+    to 0 and the intercepts to the noisy means ``mu``.
+
+    Returns
+    -------
+    slopes : ndarray of shape (p, k)
+    intercepts : ndarray of shape (k,)
+    """
+    rhs = rhs.reshape(rhs.shape[0], -1)
+    if fit_intercept:
+        count = max(gram[-1, -1], COUNT_FLOOR_NOISE_MULTIPLE * noise.count, 1.0)
+        means, shrinkage = _shrunk_mean(gram[:-1, -1], count, noise.feature_sum, 1.0)
+        targets, _ = _shrunk_mean(rhs[-1], count, noise.target_sum, intercept_limit)
+        centred = gram[:-1, :-1] - count * np.outer(means, means)
+        rhs = rhs[:-1] - count * np.outer(means, targets)
+        # the noise d on the feature sums puts the spike n d d^T / (n + shrinkage)^2
+        # into n m m^T, of expected size p sd^2 n / (n + shrinkage)^2: outweigh it
+        spike = noise.feature_sum**2 * count / (count + shrinkage) ** 2
+        ridge = ridge + centred.shape[0] * spike
+    else:
+        centred = gram
+    values, vectors = np.linalg.eigh(centred + ridge * np.eye(centred.shape[0]))
+    threshold = trim * noise.quadratic * math.sqrt(centred.shape[0])
+    keep = values > max(threshold, 1e-12 * math.fsum(np.abs(values)))
+    kept = vectors[:, keep]
+    slopes = kept @ ((kept.T @ rhs) / values[keep, np.newaxis])
+    intercepts = targets - means @ slopes if fit_intercept else np.zeros(rhs.shape[1])
+    return slopes, intercepts
+
+
+def to_original_units(slopes, intercepts, x_scaling, y_scaling=(0.0, 1.0)):
+    """Map a model on scaled columns back: ``coef`` (k, p) and ``intercept`` (k,)."""
+    (x_shift, x_scale), (y_shift, y_scale) = x_scaling, y_scaling
+    coef = (slopes / x_scale[:, np.newaxis]).T
+    intercept = intercepts - x_shift @ (slopes / x_scale[:, np.newaxis])
+    return y_scale * coef, y_scale * intercept + y_shift
+
+
+COMMON_CONSTRAINTS = {
+    "epsilon": EPSILON_CONSTRAINT,
+    "bounds": [None, tuple, list, dict, np.ndarray],
+    "fit_intercept": ["boolean"],
+    "regularization": [StrOptions({"auto"}), Interval(Real, 0, math.inf, closed="left")],
+    "random_state": RANDOM_STATE_CONSTRAINT,
+}
+
+
+class FunctionalMechanismBase(DifferentialPrivacyMixin):
+    """What both estimators share: the private part of ``fit`` and the ridge.
+
+    A subclass defines ``_weights(n_features, n_classes)`` (the public weights of the
+    released entries) and ``_minimise(noisy_linear, noisy_quadratic, noise_std,
+    weights)`` (post-processing into a scaled model).
+    """
+
+    def _fit_noisy_model(self, blocks, statistics, n_classes, rng):
+        """Resolve bounds, scale, release the moments once and minimise.
+
+        ``blocks`` are ``(values, bounds parameter, parameter name, label)``, features
+        first; ``statistics(design)`` returns the exact ``(linear, quadratic)``.
+        Returns the scaled model ``(slopes, intercepts)``, the scalings and the bounds.
+        """
+        with PrivacyLedger() as ledger:
+            resolved, self.epsilon_split_ = resolve_public_bounds(
+                self, [block[:3] for block in blocks], rng=rng
+            )
+            scalings = [unit_scaling(*r, centred=self.fit_intercept) for r in resolved]
+            design = unit_design(
+                [(b[0], s, r, b[3]) for b, s, r in zip(blocks, scalings, resolved, strict=True)],
+                fit_intercept=self.fit_intercept,
+            )
+            linear, quadratic = statistics(design)
+            del design
+            weights = self._weights(blocks[0][0].shape[1], n_classes)
+            epsilon = self.epsilon_split_["moments"]
+            noisy_linear, noisy_quadratic = release_moments(
+                linear, quadratic, weights=weights, epsilon=epsilon, rng=rng
+            )
+        self.privacy_spent_ = ledger.total
+        self.bounds_ = resolved[0]
+        # standard deviation of the noise on a released entry of weight 1
+        noise_std = math.sqrt(2) * release_sensitivity(weights) / epsilon
+        model = self._minimise(noisy_linear, noisy_quadratic, noise_std, weights)
+        return model, scalings, resolved
+
+    def _ridge(self, noise_std, objective_scale):
+        """The ridge in the solver's units; "auto" is five noise standard deviations."""
+        if self.regularization == "auto":
+            return RIDGE_NOISE_MULTIPLE * noise_std
+        return objective_scale * float(self.regularization)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.non_deterministic = self.random_state is None
+        return tags
