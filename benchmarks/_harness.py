@@ -188,3 +188,14 @@ def run(tasks, jobs, factories, *, n_jobs=1, progress=True):
         kind="stable",
         ignore_index=True,
     )
+
+
+def timed_fits(make, X, y, repeats):
+    """Wall-clock seconds of ``make(seed).fit(X, y)`` for seeds ``0 .. repeats - 1``."""
+    times = []
+    for seed in range(repeats):
+        model = make(seed)
+        start = time.perf_counter()
+        model.fit(X, y)
+        times.append(time.perf_counter() - start)
+    return times

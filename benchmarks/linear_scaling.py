@@ -11,13 +11,13 @@ fixed w, clipped to the public target bounds [-4, 4]; classification labels are
 
 import argparse
 import math
-import time
 import warnings
 
 import numpy as np
 from sklearn.linear_model import LinearRegression, LogisticRegression
 from sklearn.metrics import accuracy_score, r2_score
 
+from benchmarks._harness import timed_fits
 from skdp.exceptions import ClippingWarning
 from skdp.linear_model import (
     FunctionalMechanismClassifier,
@@ -88,16 +88,6 @@ def accuracy_vs_n(sizes, n_features, epsilon, repeats):
         print(f"| {n:,} | " + " | ".join(cells) + " |", flush=True)
 
 
-def _timed(make, X, y, repeats):
-    times = []
-    for seed in range(repeats):
-        model = make(seed)
-        start = time.perf_counter()
-        model.fit(X, y)
-        times.append(time.perf_counter() - start)
-    return times
-
-
 def timing(n_rows, n_features, repeats):
     X, y = make_linear(n_rows, n_features, seed=0)
     Xc, yc = make_linear(n_rows, n_features, classification=True, seed=0)
@@ -113,7 +103,7 @@ def timing(n_rows, n_features, repeats):
     print(f"| {n_rows:,} x {n_features} | fit time (s), mean ± std over {repeats} |")
     print("|---|---|")
     for name, make, data, target in pairs:
-        times = _timed(make, data, target, repeats)
+        times = timed_fits(make, data, target, repeats)
         print(f"| {name} | {np.mean(times):.3f} ± {np.std(times):.3f} |", flush=True)
 
 

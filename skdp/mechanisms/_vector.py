@@ -5,6 +5,7 @@ from numbers import Integral
 import numpy as np
 
 from skdp.accounting import record_spend
+from skdp.mechanisms._additive import _as_finite_array
 from skdp.mechanisms._exact import power_of_two_at_most
 from skdp.mechanisms._rng import check_random_state
 from skdp.utils.validation import check_epsilon, check_sensitivity
@@ -133,14 +134,7 @@ def l2_laplace(value, *, sensitivity, epsilon, random_state=None):
     >>> l2_laplace([1.0, 2.0], sensitivity=1.0, epsilon=1.0, random_state=0).shape
     (2,)
     """
-    try:
-        array = np.asarray(value, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"value must be numeric, got {value!r}") from exc
-    if array.size == 0:
-        raise ValueError("value must not be empty")
-    if not np.all(np.isfinite(array)):
-        raise ValueError("value must be finite (no nan or inf)")
+    array = _as_finite_array(value, "value")
     sensitivity = check_sensitivity(sensitivity)
     epsilon = check_epsilon(epsilon)
     rng = check_random_state(random_state)
