@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from sklearn.datasets import load_diabetes, load_iris
+from sklearn.datasets import load_diabetes, load_iris, make_circles
 from sklearn.model_selection import train_test_split
 
 TASKS = ("classification", "regression", "clustering", "itemsets")
@@ -35,6 +35,21 @@ DIABETES_FEATURE_BOUNDS = (-0.2, 0.2)
 DIABETES_TARGET_BOUNDS = (0.0, 400.0)
 # the regression task on Adult: weekly working hours from the other attributes
 ADULT_REGRESSION_TARGET = "hours-per-week"
+# the non-linear task: two noisy concentric circles, 20,000 points; the bounds hold the
+# generator's support (radius 1 plus noise) and are known from how the data is made
+CIRCLES_SAMPLES, CIRCLES_NOISE, CIRCLES_FACTOR = 20_000, 0.1, 0.5
+CIRCLES_BOUNDS = (-1.5, 1.5)
+# money amounts, mostly 0 with a long tail: the linear models' encoding takes log1p of
+# them (a public transform; their public bounds are non-negative)
+LOG_SCALED = {
+    "adult": ["capital-gain", "capital-loss"],
+    "census_income": [
+        "wage_per_hour",
+        "capital_gains",
+        "capital_losses",
+        "dividends_from_stocks",
+    ],
+}
 
 
 @dataclass
@@ -50,7 +65,8 @@ class Task:
         true labels in ``y_*`` for the adjusted Rand index only.
     public : dict
         Public, data-independent inputs: ``bounds`` (name -> (low, high)), ``classes``,
-        ``categorical_features``, ``taxonomies``, ``n_clusters``, ``target_bounds``.
+        ``categorical_features``, ``taxonomies``, ``n_clusters``, ``target_bounds``,
+        ``log_scaled`` (numeric columns the linear models' encoding takes log1p of).
     note : str
         Where the data and the split come from, printed with the results.
     """
@@ -104,6 +120,29 @@ def _diabetes():
     return [Task("diabetes", "regression", X_train, y_train, X_test, y_test, public, note)]
 
 
+def _circles():
+    X, y = make_circles(
+        CIRCLES_SAMPLES, noise=CIRCLES_NOISE, factor=CIRCLES_FACTOR, random_state=SPLIT_SEED
+    )
+    X = pd.DataFrame(X, columns=["x0", "x1"])
+    public = {
+        "bounds": dict.fromkeys(X.columns, CIRCLES_BOUNDS),
+        "classes": [0, 1],
+        "categorical_features": [],
+    }
+    note = (
+        f"make_circles({CIRCLES_SAMPLES:,}, noise={CIRCLES_NOISE}, factor={CIRCLES_FACTOR}): "
+        "not linearly separable; split 2/3 train 1/3 test (stratified, seed 0)"
+    )
+    return _stratified("circles", _Bunch(X, pd.Series(y)), public, note)
+
+
+@dataclass
+class _Bunch:
+    data: object
+    target: object
+
+
 def _tabular_public(bunch, domains_name):
     from skdp.datasets import load_numeric_domains, load_taxonomies
 
@@ -116,6 +155,7 @@ def _tabular_public(bunch, domains_name):
         "categorical_features": categorical,
         "categories": {c: list(bunch.data[c].cat.categories) for c in categorical},
         "taxonomies": taxonomies,
+        "log_scaled": list(LOG_SCALED.get(domains_name, [])),
     }
 
 
@@ -209,6 +249,7 @@ def _transactions(name, data_home):
 _LOADERS = {
     "iris": lambda data_home: _iris(),
     "diabetes": lambda data_home: _diabetes(),
+    "circles": lambda data_home: _circles(),
     "adult": _adult,
     "census_income": _census_income,
     "german_credit": _german_credit,

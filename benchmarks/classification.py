@@ -9,12 +9,14 @@ from sklearn.compose import make_column_transformer
 from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import OrdinalEncoder
+from sklearn.svm import SVC, LinearSVC
 from sklearn.tree import DecisionTreeClassifier
 
 from benchmarks import utility
-from benchmarks._encoding import encoded, encoded_norm_bound, has_public_bounds
+from benchmarks._encoding import encoded, encoded_bounds, encoded_norm_bound, has_public_bounds
 from benchmarks._registry import Entry
 from skdp.linear_model import FunctionalMechanismClassifier, ObjectivePerturbationLogistic
+from skdp.svm import PrivateSVM
 from skdp.tree import DPDecisionTree
 
 # the number of specializations the seed paper reports best per dataset (override with
@@ -75,7 +77,10 @@ def _objective_perturbation(task, epsilon, seed):
 
 def _functional_mechanism(task, epsilon, seed):
     model = FunctionalMechanismClassifier(
-        epsilon=epsilon, bounds=(0.0, 1.0), classes=task.public["classes"], random_state=seed
+        epsilon=epsilon,
+        bounds=encoded_bounds(task),
+        classes=task.public["classes"],
+        random_state=seed,
     )
     return encoded(task, model)
 
@@ -107,6 +112,58 @@ ENTRIES += [
         ("ObjectivePerturbationLogistic", _objective_perturbation),
         ("FunctionalMechanismClassifier", _functional_mechanism),
     )
+]
+
+
+def rbf_gamma(task):
+    """A public RBF width: scikit-learn's ``gamma="scale"`` computed on the public box.
+
+    ``1 / (p * Var)`` with the variance of a uniform on [-1/2, 1/2] (1/12) in place of
+    the data's, which ``"scale"`` would read.
+    """
+    return 12.0 / len(task.X_train.columns)
+
+
+def _svm(kernel, mechanism):
+    def make(task, epsilon, seed):
+        model = PrivateSVM(
+            epsilon=epsilon,
+            kernel=kernel,
+            mechanism=mechanism,
+            gamma=rbf_gamma(task),
+            data_norm=encoded_norm_bound(task),
+            classes=task.public["classes"],
+            random_state=seed,
+        )
+        return encoded(task, model)
+
+    return make
+
+
+def _linear_svc(task, seed):
+    return encoded(task, LinearSVC(random_state=seed))
+
+
+def _rbf_svc(task, seed):
+    return encoded(task, SVC(gamma=rbf_gamma(task)))
+
+
+def _small_numeric(task):
+    # the random-feature SVM solves an n x n_components problem: numeric tasks only
+    return has_public_bounds(task) and not task.public.get("categorical_features")
+
+
+ENTRIES += [
+    Entry(
+        name=f"PrivateSVM({kernel}/{mechanism})",
+        task="classification",
+        private=_svm(kernel, mechanism),
+        baseline=_linear_svc if kernel == "linear" else _rbf_svc,
+        baseline_name="LinearSVC" if kernel == "linear" else "SVC(rbf)",
+        supports=has_public_bounds if kernel == "linear" else _small_numeric,
+    )
+    for kernel in ("linear", "rbf")
+    for mechanism in ("output", "objective")
 ]
 
 

@@ -3,6 +3,7 @@
     python -m benchmarks linear_scaling [--sizes 1e4,1e5,1e6,1e7] [--n-features 10]
                                         [--epsilon 1] [--repeats 5]
     python -m benchmarks linear_scaling --timing [--timing-rows 1e6] [--timing-features 20]
+                                        [--family linear|svm]
 
 The data: features uniform in [-1, 1]^p (the public bounds), y = X w + N(0, 0.5^2) with a
 fixed w, clipped to the public target bounds [-4, 4]; classification labels are
@@ -16,6 +17,7 @@ import warnings
 import numpy as np
 from sklearn.linear_model import LinearRegression, LogisticRegression
 from sklearn.metrics import accuracy_score, r2_score
+from sklearn.svm import LinearSVC
 
 from benchmarks._harness import timed_fits
 from skdp.exceptions import ClippingWarning
@@ -24,6 +26,7 @@ from skdp.linear_model import (
     FunctionalMechanismRegressor,
     ObjectivePerturbationLogistic,
 )
+from skdp.svm import PrivateSVM
 
 TARGET_BOUNDS = (-4.0, 4.0)
 
@@ -88,10 +91,25 @@ def accuracy_vs_n(sizes, n_features, epsilon, repeats):
         print(f"| {n:,} | " + " | ".join(cells) + " |", flush=True)
 
 
-def timing(n_rows, n_features, repeats):
+def _svm(mechanism, n_features):
+    def make(seed):
+        return PrivateSVM(
+            epsilon=1.0, C=0.1, mechanism=mechanism, data_norm=math.sqrt(n_features),
+            classes=[0, 1], random_state=seed,
+        )  # fmt: skip
+
+    return make
+
+
+def timing(n_rows, n_features, repeats, family="linear"):
     X, y = make_linear(n_rows, n_features, seed=0)
     Xc, yc = make_linear(n_rows, n_features, classification=True, seed=0)
-    pairs = [
+    svm_pairs = [
+        ("PrivateSVM(output)", _svm("output", n_features), Xc, yc),
+        ("PrivateSVM(objective)", _svm("objective", n_features), Xc, yc),
+        ("sklearn LinearSVC", lambda s: LinearSVC(C=0.1, random_state=s), Xc, yc),
+    ]
+    linear_pairs = [
         ("FunctionalMechanismRegressor", lambda s: _regressor(1.0, s), X, y),
         ("sklearn LinearRegression", lambda s: LinearRegression(), X, y),
         ("ObjectivePerturbationLogistic",
@@ -100,6 +118,7 @@ def timing(n_rows, n_features, repeats):
          lambda s: _classifiers(1.0, s, n_features)["FunctionalMechanismClassifier"], Xc, yc),
         ("sklearn LogisticRegression", lambda s: LogisticRegression(max_iter=1000), Xc, yc),
     ]  # fmt: skip
+    pairs = svm_pairs if family == "svm" else linear_pairs
     print(f"| {n_rows:,} x {n_features} | fit time (s), mean ± std over {repeats} |")
     print("|---|---|")
     for name, make, data, target in pairs:
@@ -116,10 +135,11 @@ def main(argv=()):
     parser.add_argument("--timing", action="store_true", help="fit times instead")
     parser.add_argument("--timing-rows", type=float, default=1e6)
     parser.add_argument("--timing-features", type=int, default=20)
+    parser.add_argument("--family", choices=("linear", "svm"), default="linear")
     args = parser.parse_args(list(argv))
     warnings.simplefilter("ignore", ClippingWarning)
     if args.timing:
-        timing(int(args.timing_rows), args.timing_features, args.repeats)
+        timing(int(args.timing_rows), args.timing_features, args.repeats, args.family)
     else:
         sizes = [int(float(s)) for s in args.sizes.split(",")]
         accuracy_vs_n(sizes, args.n_features, args.epsilon, args.repeats)

@@ -8,7 +8,7 @@
 from sklearn.linear_model import LinearRegression
 
 from benchmarks import utility
-from benchmarks._encoding import encoded, has_public_bounds
+from benchmarks._encoding import encoded, encoded_bounds, has_public_bounds
 from benchmarks._registry import Entry
 from skdp.linear_model import FunctionalMechanismRegressor
 
@@ -16,7 +16,7 @@ from skdp.linear_model import FunctionalMechanismRegressor
 def _functional_mechanism(task, epsilon, seed):
     model = FunctionalMechanismRegressor(
         epsilon=epsilon,
-        bounds=(0.0, 1.0),
+        bounds=encoded_bounds(task),
         bounds_y=task.public["target_bounds"],
         random_state=seed,
     )
@@ -32,7 +32,7 @@ def _diffprivlib_linear(task, epsilon, seed):
 
     model = DiffprivlibLinear(
         epsilon=epsilon,
-        bounds_X=(0.0, 1.0),
+        bounds_X=encoded_bounds(task),
         bounds_y=task.public["target_bounds"],
         random_state=seed,
     )

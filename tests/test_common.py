@@ -9,6 +9,7 @@ from skdp.linear_model import (
     FunctionalMechanismRegressor,
     ObjectivePerturbationLogistic,
 )
+from skdp.svm import PrivateSVM
 from skdp.tree import DPDecisionTree
 from skdp.utils.discovery import all_estimators
 from skdp.utils.estimator_checks import skdp_checks
@@ -23,12 +24,19 @@ CHECK_PARAMS = {
     FunctionalMechanismRegressor: {"epsilon": 1e3, "bounds": (-5.0, 5.0), "bounds_y": (-5.0, 5.0)},
     FunctionalMechanismClassifier: {"epsilon": 1e3, "bounds": (-5.0, 5.0)},
     ObjectivePerturbationLogistic: {"epsilon": 1e3, "data_norm": 100.0},
+    PrivateSVM: {"epsilon": 1e4, "data_norm": 100.0, "C": 100.0},
 }
+# further configurations of a class that run the same checks
+EXTRA_INSTANCES = [
+    PrivateSVM(epsilon=1e4, data_norm=100.0, C=100.0, mechanism="objective", random_state=0),
+    PrivateSVM(epsilon=1e4, C=100.0, kernel="rbf", gamma=0.1, n_components=100, random_state=0),
+]
 
 
 def _instances():
     classes = [cls for _, cls in all_estimators()] + [NoisyMeanRegressor]
-    return [cls(**{"random_state": 0, **CHECK_PARAMS.get(cls, {})}) for cls in classes]
+    defaults = [cls(**{"random_state": 0, **CHECK_PARAMS.get(cls, {})}) for cls in classes]
+    return defaults + EXTRA_INSTANCES
 
 
 def _expected_failed_checks(estimator):

@@ -8,12 +8,13 @@ from scipy.special import expit, softmax
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 
-class LinearClassifierPredictMixin:
-    """``decision_function``, ``predict`` and ``predict_proba`` of a linear model.
+class LinearDecisionMixin:
+    """``decision_function`` and ``predict`` of a linear model (one score per class).
 
     The estimator sets ``classes_`` (n_classes labels), ``coef_`` of shape
-    ``(1, n_features)`` for two classes or ``(n_classes, n_features)`` for one-vs-rest,
-    and ``intercept_`` of matching length, as scikit-learn's linear classifiers do.
+    ``(1, n_features)`` for two classes or ``(n_classes, n_features)`` (one score per
+    class: softmax or one-vs-rest models), and ``intercept_`` of matching length, as
+    scikit-learn's linear classifiers do.
     """
 
     def decision_function(self, X):
@@ -33,7 +34,7 @@ class LinearClassifierPredictMixin:
         return scores.ravel() if scores.shape[1] == 1 else scores
 
     def predict(self, X):
-        """The class of each row: the sign of the score, or the largest one-vs-rest score.
+        """The class of each row: the sign of the score, or the class of the largest score.
 
         Returns
         -------
@@ -43,11 +44,15 @@ class LinearClassifierPredictMixin:
         index = (scores > 0).astype(int) if scores.ndim == 1 else scores.argmax(axis=1)
         return self.classes_[index]
 
-    def predict_proba(self, X):
-        """Class probabilities: the logistic of the score, or the one-vs-rest softmax.
 
-        With more than two classes the one-vs-rest scores go through a softmax, as
-        scikit-learn's multinomial logistic regression does.
+class LinearClassifierPredictMixin(LinearDecisionMixin):
+    """:class:`LinearDecisionMixin` plus logistic / softmax ``predict_proba``."""
+
+    def predict_proba(self, X):
+        """Class probabilities: the logistic of the score, or the softmax of the scores.
+
+        With more than two classes the per-class scores go through a softmax: exact for
+        a softmax model, and what scikit-learn's multinomial logistic regression does.
 
         Returns
         -------

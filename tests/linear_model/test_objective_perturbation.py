@@ -92,7 +92,9 @@ def test_ledger_with_extra_regularization(epsilon, C):
 
 def test_one_vs_rest_spends_epsilon_over_k_per_class():
     fitted, ledger, entries = spends(
-        {"epsilon": 1.5, "data_norm": NORM_IRIS, "classes": [0, 1, 2]}, X_IRIS, Y_IRIS
+        {"epsilon": 1.5, "data_norm": NORM_IRIS, "classes": [0, 1, 2], "multi_class": "ovr"},
+        X_IRIS,
+        Y_IRIS,
     )
     assert len(entries) == 6
     for curvature, noise in zip(entries[::2], entries[1::2], strict=True):
@@ -114,7 +116,7 @@ def test_multinomial_pays_sqrt2_noise_and_k_minus_1_curvature(monkeypatch):
 
     monkeypatch.setattr(module, "l2_laplace_noise", recording)
     params = {"epsilon": 1.0, "C": 0.5, "data_norm": NORM_IRIS, "classes": [0, 1, 2]}
-    fitted, ledger, entries = spends({**params, "multi_class": "multinomial"}, X_IRIS, Y_IRIS)
+    fitted, ledger, entries = spends(params, X_IRIS, Y_IRIS)  # multinomial is the default
     curvature = 2 * math.log1p(0.5 * 0.5)  # (K - 1) log(1 + C / 2)
     assert seen == [(15, math.sqrt(2), pytest.approx(1 - curvature))]
     assert entries[0] == ("objective_perturbation_curvature", pytest.approx(curvature))
@@ -138,7 +140,7 @@ def test_large_epsilon_recovers_sklearn_on_the_scaled_design(fit_intercept, C):
 def test_large_epsilon_recovers_sklearn_one_vs_rest_and_multinomial():
     params = {"epsilon": 1e12, "C": 30.0, "data_norm": NORM_IRIS, "classes": [0, 1, 2]}
     Z = design(X_IRIS, NORM_IRIS)
-    ovr = model(**params).fit(X_IRIS, Y_IRIS)
+    ovr = model(**params, multi_class="ovr").fit(X_IRIS, Y_IRIS)
     for k in range(3):
         reference = sklearn_reference(Z, (Y_IRIS == k).astype(int), 30.0)
         np.testing.assert_allclose(
@@ -188,7 +190,7 @@ def test_solver_reaches_the_gradient_tolerance(monkeypatch):
 
 
 def test_unreachable_tolerance_warns(monkeypatch):
-    monkeypatch.setattr(module, "_MAX_ITER", 1)
+    monkeypatch.setattr(module, "MAX_ITER", 1)
     with pytest.warns(ConvergenceWarning, match="exact minimiser"):
         model().fit(X_BIN, Y_BIN)
 

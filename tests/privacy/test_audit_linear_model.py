@@ -48,7 +48,7 @@ def test_objective_perturbation_passes_audit():
 
 def test_audit_flags_a_fit_that_ignores_the_curvature_term(monkeypatch):
     monkeypatch.setattr(
-        module, "_perturbation_parameters", lambda epsilon, C, **kwargs: (0.0, epsilon)
+        module, "perturbation_parameters", lambda epsilon, C, **kwargs: (0.0, epsilon)
     )
     result = audit_model(n_search=200, n_samples=1000)
     assert not result.passed, str(result)
