@@ -30,8 +30,12 @@ class LinearDecisionMixin:
         """
         check_is_fitted(self)
         X = validate_data(self, X, reset=False)
-        scores = X @ self.coef_.T + self.intercept_
+        scores = self._features(X) @ self.coef_.T + self.intercept_
         return scores.ravel() if scores.shape[1] == 1 else scores
+
+    def _features(self, X):
+        """What ``coef_`` weighs: the columns of ``X`` (a kernel model maps them first)."""
+        return X
 
     def predict(self, X):
         """The class of each row: the sign of the score, or the class of the largest score.

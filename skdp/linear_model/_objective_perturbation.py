@@ -15,7 +15,13 @@ from skdp.accounting import PrivacyLedger, record_spend
 from skdp.base import DifferentialPrivacyMixin
 from skdp.linear_model._base import LinearClassifierPredictMixin
 from skdp.mechanisms import check_random_state, l2_laplace_noise
-from skdp.utils._erm import MAX_ITER, minimise, perturbation_parameters, unit_ball_design
+from skdp.utils._erm import (
+    MAX_ITER,
+    minimise,
+    perturbation_parameters,
+    require_data_norm,
+    unit_ball_design,
+)
 from skdp.utils.validation import (
     EPSILON_CONSTRAINT,
     RANDOM_STATE_CONSTRAINT,
@@ -244,13 +250,7 @@ class ObjectivePerturbationLogistic(
         """
         X, y = validate_data(self, X, y, dtype=np.float64)
         rng = check_random_state(self.random_state)
-        if self.data_norm is None:
-            raise ValueError(
-                "data_norm=None: ObjectivePerturbationLogistic needs a public bound on the "
-                "L2 norm of the rows of X (e.g. from the known ranges of the features); "
-                "pass data_norm=... It is not read from the data, which would not be private."
-            )
-        norm = float(self.data_norm)
+        norm = require_data_norm(self.data_norm, type(self).__name__)
         classes, codes = resolve_classes(
             self.classes, y, estimator_name=type(self).__name__, stacklevel=4
         )

@@ -8,7 +8,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import validate_data
 
 from skdp.accounting import PrivacyLedger, record_spend
 from skdp.base import DifferentialPrivacyMixin
@@ -22,6 +22,7 @@ from skdp.utils._erm import (
     Design,
     minimise,
     perturbation_parameters,
+    require_data_norm,
     unit_ball_design,
 )
 from skdp.utils.validation import (
@@ -238,7 +239,6 @@ class PrivateSVM(DifferentialPrivacyMixin, LinearDecisionMixin, ClassifierMixin,
         self
         """
         X, y = validate_data(self, X, y, dtype=np.float64)
-        self._check_kernel_parameters()
         rng = check_random_state(self.random_state)
         classes, codes = resolve_classes(
             self.classes, y, estimator_name=type(self).__name__, stacklevel=4
@@ -268,18 +268,11 @@ class PrivateSVM(DifferentialPrivacyMixin, LinearDecisionMixin, ClassifierMixin,
         self.privacy_spent_ = ledger.total
         return self
 
-    def _check_kernel_parameters(self):
-        if self.kernel == "linear" and self.data_norm is None:
-            raise ValueError(
-                "data_norm=None: PrivateSVM(kernel='linear') needs a public bound on the "
-                "L2 norm of the rows of X (e.g. from the known ranges of the features); "
-                "pass data_norm=... It is not read from the data, which would not be private."
-            )
-
     def _design(self, X, rng):
         """The features of norm <= 1 (with the constant column), not materialised."""
         if self.kernel == "linear":
-            return unit_ball_design(X, float(self.data_norm), fit_intercept=self.fit_intercept)
+            norm = require_data_norm(self.data_norm, "PrivateSVM(kernel='linear')")
+            return unit_ball_design(X, norm, fit_intercept=self.fit_intercept)
         self.random_frequencies_ = rng.normal(
             scale=math.sqrt(2 * self.gamma), size=(-(-self.n_components // 2), X.shape[1])
         )
@@ -320,23 +313,11 @@ class PrivateSVM(DifferentialPrivacyMixin, LinearDecisionMixin, ClassifierMixin,
         self.extra_regularization_ = extra
         return w
 
-    def decision_function(self, X):
-        """Signed distance to the separating hyperplane(s) in feature space.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples,) for two classes, else (n_samples, n_classes)
-        """
-        check_is_fitted(self)
-        X = validate_data(self, X, reset=False)
+    def _features(self, X):
+        """The features the weights apply to: ``X`` itself or its random features."""
         if self.kernel == "rbf":
-            X = random_fourier_features(X, self.random_frequencies_)
-        scores = X @ self.coef_.T + self.intercept_
-        return scores.ravel() if scores.shape[1] == 1 else scores
+            return random_fourier_features(X, self.random_frequencies_)
+        return X
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

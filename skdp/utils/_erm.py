@@ -15,7 +15,14 @@ from scipy.optimize import minimize
 
 from skdp.utils.validation import clip_rows_to_norm
 
-__all__ = ["MAX_ITER", "Design", "minimise", "perturbation_parameters", "unit_ball_design"]
+__all__ = [
+    "MAX_ITER",
+    "Design",
+    "minimise",
+    "perturbation_parameters",
+    "require_data_norm",
+    "unit_ball_design",
+]
 
 NEWTON_ONLY_DIM = 100  # above this many parameters, L-BFGS runs before Newton
 MAX_ITER = 1000  # per solver phase
@@ -136,3 +143,14 @@ def unit_ball_design(X, norm, *, fit_intercept):
     if fit_intercept:
         return Design(X, NORM_MARGIN / (norm * math.sqrt(2)), norm)
     return Design(X, NORM_MARGIN / norm, None)
+
+
+def require_data_norm(data_norm, estimator_name):
+    """``float(data_norm)``, or a ValueError saying why it must be public and given."""
+    if data_norm is None:
+        raise ValueError(
+            f"data_norm=None: {estimator_name} needs a public bound on the L2 norm of the "
+            "rows of X (e.g. from the known ranges of the features); pass data_norm=... "
+            "It is not read from the data, which would not be private."
+        )
+    return float(data_norm)
