@@ -4,6 +4,7 @@ import pytest
 from sklearn.base import is_classifier
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
+from skdp.cluster import DPKMeans
 from skdp.linear_model import (
     FunctionalMechanismClassifier,
     FunctionalMechanismRegressor,
@@ -26,9 +27,12 @@ CHECK_PARAMS = {
     FunctionalMechanismClassifier: {"epsilon": 1e3, "bounds": (-5.0, 5.0)},
     ObjectivePerturbationLogistic: {"epsilon": 1e3, "data_norm": 100.0},
     PrivateSVM: {"epsilon": 1e4, "data_norm": 100.0, "C": 100.0},
+    DPKMeans: {"epsilon": 1e3, "bounds": (-10.0, 10.0)},
 }
 # further configurations of a class that run the same checks
 EXTRA_INSTANCES = [
+    DPKMeans(epsilon=1e3, bounds=(-10.0, 10.0), method="grid", random_state=0),
+    DPKMeans(epsilon=1e3, bounds=(-10.0, 10.0), method="hybrid", random_state=0),
     PrivateSVM(epsilon=1e4, data_norm=100.0, C=100.0, mechanism="objective", random_state=0),
     PrivateSVM(epsilon=1e4, C=100.0, kernel="rbf", gamma=0.1, n_components=100, random_state=0),
 ]

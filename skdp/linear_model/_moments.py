@@ -29,7 +29,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from skdp.accounting import PrivacyLedger
 from skdp.base import DifferentialPrivacyMixin
 from skdp.mechanisms import laplace
-from skdp.utils._bounds import estimate_bounds
+from skdp.utils._bounds import BOUNDS_SHARE, estimate_bounds
 from skdp.utils.validation import (
     EPSILON_CONSTRAINT,
     RANDOM_STATE_CONSTRAINT,
@@ -59,8 +59,6 @@ __all__ = [
     "upper_triangle",
 ]
 
-# share of epsilon spent on private bounds when some bounds are not given
-BOUNDS_SHARE = 0.1
 # share of the release's budget for the statistics of the intercept (n, sum y / counts)
 INTERCEPT_SHARE = 0.25
 # regularization="auto": the authors' ridge, five noise standard deviations

@@ -15,10 +15,8 @@ from sklearn.utils import check_array
 
 from skdp.exceptions import PrivacyLeakWarning
 from skdp.tree._attributes import CategoricalAttribute, NumericAttribute
-from skdp.utils._bounds import estimate_bounds
+from skdp.utils._bounds import BOUNDS_SHARE, estimate_bounds
 from skdp.utils.validation import clip_to_bounds, resolve_bounds
-
-BOUNDS_SHARE = 0.1  # of epsilon, spent estimating numeric bounds when bounds=None
 
 
 def as_frame(X, estimator_name="DPDecisionTree"):

@@ -17,7 +17,10 @@ import numpy as np
 from skdp.mechanisms import geometric
 from skdp.utils.validation import check_epsilon
 
-__all__ = ["estimate_bounds"]
+__all__ = ["BOUNDS_SHARE", "estimate_bounds"]
+
+# the share of epsilon an estimator spends estimating bounds the user did not give
+BOUNDS_SHARE = 0.1
 
 
 def _bin_index(X, min_exponent, max_exponent):

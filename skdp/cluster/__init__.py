@@ -1,0 +1,5 @@
+"""Differentially private clustering."""
+
+from skdp.cluster._kmeans import DPKMeans
+
+__all__ = ["DPKMeans"]

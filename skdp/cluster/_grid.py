@@ -1,0 +1,133 @@
+"""Noisy histograms on a public uniform grid over the scaled domain ``[-1, 1]^d``.
+
+The grid depends only on public inputs (the bounds, its shape); every cell is noised,
+empty ones included, so the histogram is a single discrete-Laplace release of
+sensitivity 1 under add/remove one record (each record lies in exactly one cell).
+"""
+
+import math
+
+import numpy as np
+
+from skdp.mechanisms import geometric
+
+__all__ = [
+    "MAX_CELLS",
+    "cell_centres",
+    "cell_index",
+    "noisy_histogram",
+    "norm_sub",
+    "uniform_grid_shape",
+]
+
+# a memory cap on the number of cells (the noisy histogram is dense)
+MAX_CELLS = 2**18
+# Qardaji et al.'s / Su et al.'s constant: about N epsilon / 10 cells in two dimensions
+RECORDS_EPSILON_PER_CELL = 10.0
+
+
+def uniform_grid_shape(n_samples, epsilon, n_features, max_cells=MAX_CELLS):
+    """Cells per dimension for Su et al.'s EUGkM grid.
+
+    ``M = (N epsilon / 10)^(2d / (2 + d))`` cells in total (``sqrt(N epsilon / 10)``
+    per side in two dimensions, Qardaji et al.'s rule), capped at ``max_cells``;
+    the leading dimensions take the ceiling of the remaining ``M^(1/d')`` until the
+    product reaches ``M``, as in the authors' code (``N = 5000``, ``epsilon = 1``:
+    ``23 x 22``).
+
+    Parameters
+    ----------
+    n_samples : float
+        Public or noisy number of records.
+    epsilon : float
+        The histogram's budget.
+    n_features : int
+    max_cells : int, default=MAX_CELLS
+
+    Returns
+    -------
+    tuple of int
+        At least one cell per dimension; the product stays below ``2 * max_cells``.
+
+    Examples
+    --------
+    >>> from skdp.cluster._grid import uniform_grid_shape
+    >>> uniform_grid_shape(5000, 1.0, 2)
+    (23, 22)
+    """
+    d = n_features
+    per_side_squared = max(n_samples * epsilon / RECORDS_EPSILON_PER_CELL, 1.0)
+    remaining = min(per_side_squared ** (2 * d / (2 + d)), max_cells)
+    shape = []
+    for i in range(d):
+        cells = max(1, math.ceil(remaining ** (1 / (d - i)) - 1e-9))
+        shape.append(cells)
+        remaining /= cells
+    return tuple(shape)
+
+
+def cell_index(Z, shape):
+    """The flat index of the grid cell holding each row of ``Z`` (in ``[-1, 1]^d``)."""
+    sides = np.asarray(shape)
+    position = np.floor((Z + 1.0) / 2.0 * sides).astype(np.int64)
+    np.clip(position, 0, sides - 1, out=position)  # the upper face belongs to the last cell
+    return np.ravel_multi_index(tuple(position.T), shape)
+
+
+def noisy_histogram(Z, shape, *, epsilon, rng):
+    """Discrete-Laplace noisy count of every cell of the grid (flat, C order).
+
+    Privacy: ``epsilon``-DP for add/remove one row of ``Z``: the row adds 1 to exactly
+    one cell, so the count vector has L1 sensitivity 1; all ``prod(shape)`` cells
+    are released by one :func:`~skdp.mechanisms.geometric` call.
+
+    Returns
+    -------
+    ndarray of shape (prod(shape),), int64
+    """
+    counts = np.bincount(cell_index(Z, shape), minlength=math.prod(shape))
+    return geometric(counts, sensitivity=1, epsilon=epsilon, random_state=rng)
+
+
+def cell_centres(shape, cells):
+    """Centres, in ``[-1, 1]^d``, of the cells with the given flat indices."""
+    position = np.column_stack(np.unravel_index(cells, shape)).astype(float)
+    return (position + 0.5) / np.asarray(shape) * 2.0 - 1.0
+
+
+def norm_sub(noisy):
+    """Non-negative cell weights with the noisy histogram's total (post-processing).
+
+    Clipping noisy counts at zero turns the noise of the many empty cells into a
+    positive mass that can outweigh the data (a fine grid in five dimensions has more
+    cells than records). Instead subtract the threshold ``tau`` for which
+    ``sum(max(noisy - tau, 0))`` equals the noisy total ``max(sum(noisy), 0)``: the
+    Euclidean projection of the noisy counts onto the non-negative vectors with that
+    total ("Norm-Sub", Wang et al., USENIX Security 2020). Mostly-empty grids get a
+    high threshold, well-filled ones a low one.
+
+    Parameters
+    ----------
+    noisy : ndarray of shape (n_cells,)
+
+    Returns
+    -------
+    ndarray of shape (n_cells,), float
+        All zeros when the noisy total is not positive.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdp.cluster._grid import norm_sub
+    >>> norm_sub(np.array([10, -2, 3, 1, -1])).tolist()
+    [9.0, 0.0, 2.0, 0.0, 0.0]
+    """
+    noisy = np.asarray(noisy, dtype=float)
+    total = noisy.sum()
+    if total <= 0:
+        return np.zeros_like(noisy)
+    ordered = np.sort(noisy)[::-1]
+    # tau_j: the threshold if exactly the j + 1 largest cells stay positive
+    taus = (np.cumsum(ordered) - total) / np.arange(1, ordered.size + 1)
+    kept = np.flatnonzero(ordered > taus)[-1]
+    return np.maximum(noisy - taus[kept], 0.0)

@@ -1,0 +1,374 @@
+"""DPKMeans: k-means with a privacy guarantee (Su et al.'s DPLloyd, EUGkM and hybrid)."""
+
+import warnings
+from numbers import Integral
+
+import numpy as np
+from sklearn.base import (
+    BaseEstimator,
+    ClassNamePrefixFeaturesOutMixin,
+    ClusterMixin,
+    TransformerMixin,
+    _fit_context,
+)
+from sklearn.cluster import KMeans
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.metrics import euclidean_distances, pairwise_distances_argmin_min
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+
+from skdp.accounting import PrivacyLedger
+from skdp.base import DifferentialPrivacyMixin
+from skdp.cluster._grid import cell_centres, noisy_histogram, norm_sub, uniform_grid_shape
+from skdp.cluster._lloyd import cluster_sums, noisy_lloyd_step, sphere_packing, su_iterations
+from skdp.mechanisms import check_random_state, geometric
+from skdp.utils._bounds import BOUNDS_SHARE, estimate_bounds
+from skdp.utils.validation import (
+    EPSILON_CONSTRAINT,
+    RANDOM_STATE_CONSTRAINT,
+    clip_to_bounds,
+    resolve_bounds,
+    split_budget,
+)
+
+__all__ = ["DPKMeans"]
+
+# share of epsilon for the noisy number of records, when a rule needs it
+N_SAMPLES_SHARE = 0.05
+# method="hybrid": share of the clustering budget for the grid, the rest for Lloyd
+HYBRID_GRID_SHARE = 0.5
+# method="hybrid", max_iter=None: Lloyd iterations after the grid
+HYBRID_ITERATIONS = 1
+# k-means++ restarts of the weighted k-means on the noisy grid (post-processing)
+GRID_RESTARTS = 5
+
+
+class DPKMeans(
+    DifferentialPrivacyMixin,
+    ClassNamePrefixFeaturesOutMixin,
+    TransformerMixin,
+    ClusterMixin,
+    BaseEstimator,
+):
+    """K-means clustering with ``epsilon``-differential privacy.
+
+    Three algorithms of Su et al. (2017), made to spend exactly ``epsilon``:
+
+    * ``"lloyd"`` (improved DPLloyd): ``T`` Lloyd iterations, each releasing noisy
+      counts and noisy per-dimension sums of **all** ``k`` clusters;
+    * ``"grid"`` (EUGkM): one noisy histogram on a uniform grid over the public box,
+      then weighted k-means on the cell centres (post-processing); best in low
+      dimension (Su et al.: ``d <= 3``);
+    * ``"hybrid"``: the grid's centres start the Lloyd iterations.
+
+    Parameters
+    ----------
+    n_clusters : int, default=8
+    epsilon : float, default=1.0
+        Privacy budget (> 0).
+    bounds : None, tuple, dict or (lower, upper) arrays, default=None
+        Public box holding the data (see :func:`skdp.utils.validation.resolve_bounds`);
+        values outside are clipped with a :class:`~skdp.exceptions.ClippingWarning`.
+        None spends ``0.1 epsilon`` estimating it
+        (:func:`skdp.utils._bounds.estimate_bounds`), which gives powers of two.
+    method : {"lloyd", "grid", "hybrid"}, default="lloyd"
+    max_iter : int or None, default=None
+        Number of DP Lloyd iterations. None uses Su et al.'s rule
+        ``T = max(2, min(floor(epsilon / epsilon_m), 7))`` with a noisy number of
+        records for ``"lloyd"``, and one iteration after the grid for ``"hybrid"``.
+        Unused by ``"grid"``.
+    init : "sphere_packing" or array-like of shape (n_clusters, n_features), \
+            default="sphere_packing"
+        Initial centres: Su et al.'s data-independent sphere packing in the public
+        box (random, from ``random_state``), or public centres in the units of ``X``.
+        Never computed from the records.
+    random_state : None, int or numpy.random.Generator, default=None
+        None draws from a fresh cryptographically secure generator; an int gives
+        reproducible fits for experiments (not for releases).
+
+    Attributes
+    ----------
+    cluster_centers_ : ndarray of shape (n_clusters, n_features)
+        The released centres.
+    labels_ : ndarray of shape (n_samples,)
+        ``predict`` applied to the training points: the private model evaluated on
+        them. Publishing the labels themselves is not covered by the guarantee.
+    cluster_counts_ : ndarray of shape (n_clusters,)
+        Noisy cluster sizes: the last Lloyd iteration's noisy counts, or, for
+        ``"grid"``, the positive noisy cell counts summed per cluster.
+    n_iter_ : int
+        DP Lloyd iterations run; for ``"grid"``, iterations of the weighted k-means on
+        the noisy histogram (post-processing).
+    n_samples_estimate_ : int or None
+        The noisy number of records used by the rules (None when not needed).
+    grid_shape_ : tuple of int or None
+        Cells per dimension of the noisy histogram (``"grid"``, ``"hybrid"``).
+    bounds_ : tuple of ndarray
+        The public or privately estimated ``(lower, upper)``.
+    epsilon_split_ : dict
+        ``{"bounds", "n_samples", "grid", "lloyd"}``; 0 for a part not used.
+    privacy_spent_ : PrivacyBudget
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        Only for DataFrame input with string column names.
+
+    Notes
+    -----
+    **Privacy**: ``epsilon``-DP under add/remove one record. Rows are clipped to the
+    public box and scaled to ``z = (x - midpoint) / half_width`` in ``[-1, 1]^d``, so
+    one record moves a cluster's sum by at most 1 per dimension: L1 sensitivity
+    ``d`` for the ``(k, d)`` sums (half the range per dimension in the units of
+    ``X``; diffprivlib's ``u - l`` is the substitution sensitivity within a cluster)
+    and 1 for the ``k`` counts. Each Lloyd iteration spends ``epsilon_t`` split
+    ``c : d`` between counts (:func:`~skdp.mechanisms.geometric`) and sums
+    (:func:`~skdp.mechanisms.laplace`), ``c = (4 d 0.225^2)^(1/3)`` (Su et al.), and
+    the ``T`` iterations share ``epsilon["lloyd"]`` equally: sequential composition.
+    Clusters are a partition fixed by the public centres of the previous iteration.
+    The grid histogram has sensitivity 1 (:mod:`skdp.cluster._grid`). The number of
+    records, when ``max_iter=None`` or a grid needs it, costs
+    ``N_SAMPLES_SHARE = 0.05`` of epsilon (discrete Laplace, sensitivity 1). The
+    ledger measures the total, which equals ``epsilon``.
+
+    **Differences from Su et al. and diffprivlib**: public bounds or a private
+    estimate (the authors' code uses the data's min/max); a noisy ``N`` (theirs and
+    diffprivlib's are exact); the budget ratio applied as stated (diffprivlib swaps
+    the count and sum shares and overspends for ``d >= 5``); empty clusters noised
+    like the others (diffprivlib skips them); a noisy count below 1 keeps the
+    previous centre. The grid's weighted k-means keeps the better (lower weighted
+    inertia on the noisy histogram) of a run from ``init`` and ``GRID_RESTARTS = 5``
+    k-means++ restarts: post-processing; the weights are the noisy counts minus the
+    threshold that keeps their total (:func:`skdp.cluster._grid.norm_sub`), not the
+    counts clipped at zero, whose noise would outweigh the data on fine grids.
+    ``"hybrid"`` spends half of the clustering budget on the grid and the other half
+    on one Lloyd iteration (more iterations at that budget lost accuracy on Iris and
+    on blobs with ``n = 1000``). Distances use the Euclidean geometry of ``X`` (as
+    scikit-learn's ``KMeans``); the scaling only calibrates the noise. There is no
+    ``inertia_``: it would be computed on the raw data.
+
+    References
+    ----------
+    D. Su, J. Cao, N. Li, E. Bertino, M. Lyu and H. Jin, "Differentially private
+    k-means clustering and a hybrid approach to private optimization", The VLDB
+    Journal 26 (2017), 1-26.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_blobs
+    >>> from skdp.cluster import DPKMeans
+    >>> X, _ = make_blobs(n_samples=5000, centers=[[-2, -2], [2, 2]], random_state=0)
+    >>> model = DPKMeans(2, epsilon=1.0, bounds=(-5, 5), random_state=0).fit(X)
+    >>> model.privacy_spent_.epsilon
+    1.0
+    >>> sorted(model.cluster_centers_.round().tolist())
+    [[-2.0, -2.0], [2.0, 2.0]]
+    """
+
+    _parameter_constraints = {
+        "n_clusters": [Interval(Integral, 1, None, closed="left")],
+        "epsilon": EPSILON_CONSTRAINT,
+        "bounds": [None, tuple, list, dict, np.ndarray],
+        "method": [StrOptions({"lloyd", "grid", "hybrid"})],
+        "max_iter": [None, Interval(Integral, 1, None, closed="left")],
+        "init": [StrOptions({"sphere_packing"}), "array-like"],
+        "random_state": RANDOM_STATE_CONSTRAINT,
+    }
+
+    def __init__(
+        self,
+        n_clusters=8,
+        *,
+        epsilon=1.0,
+        bounds=None,
+        method="lloyd",
+        max_iter=None,
+        init="sphere_packing",
+        random_state=None,
+    ):
+        self.n_clusters = n_clusters
+        self.epsilon = epsilon
+        self.bounds = bounds
+        self.method = method
+        self.max_iter = max_iter
+        self.init = init
+        self.random_state = random_state
+
+    def _budget_shares(self, bounds_given):
+        """Relative shares of epsilon: bounds, n_samples, then the clustering parts."""
+        needs_n = self.method != "lloyd" or self.max_iter is None
+        shares = {
+            "bounds": 0.0 if bounds_given else BOUNDS_SHARE,
+            "n_samples": N_SAMPLES_SHARE if needs_n else 0.0,
+        }
+        rest = 1.0 - shares["bounds"] - shares["n_samples"]
+        grid = {"lloyd": 0.0, "grid": 1.0, "hybrid": HYBRID_GRID_SHARE}[self.method]
+        shares.update(grid=rest * grid, lloyd=rest * (1 - grid))
+        used = split_budget(self.epsilon, {k: v for k, v in shares.items() if v > 0})
+        return {name: used.get(name, 0.0) for name in shares}
+
+    def _initial_centres(self, n_features, lower, upper, rng):
+        """Public initial centres in the scaled box ``[-1, 1]^d``."""
+        if isinstance(self.init, str):
+            return sphere_packing(self.n_clusters, n_features, rng)
+        init = np.asarray(self.init, dtype=float)
+        if init.shape != (self.n_clusters, n_features):
+            raise ValueError(
+                f"init must have shape (n_clusters, n_features) = "
+                f"({self.n_clusters}, {n_features}), got {init.shape}"
+            )
+        if not np.all(np.isfinite(init)):
+            raise ValueError("init must be finite (no nan or inf)")
+        return (init - (lower + upper) / 2) / ((upper - lower) / 2)
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None):
+        """Compute the private centres.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : Ignored
+
+        Returns
+        -------
+        self
+        """
+        X = validate_data(self, X, dtype=np.float64)
+        rng = check_random_state(self.random_state)
+        n, d = X.shape
+        names = getattr(self, "feature_names_in_", None)
+        resolved = resolve_bounds(self.bounds, d, feature_names=names)
+        split = self._budget_shares(resolved is not None)
+        with PrivacyLedger() as ledger:
+            if resolved is None:
+                resolved = estimate_bounds(X, epsilon=split["bounds"], random_state=rng)
+            lower, upper = resolved
+            half = (upper - lower) / 2
+            centred = clip_to_bounds(X, lower, upper) - (lower + upper) / 2
+            n_estimate = None
+            if split["n_samples"]:
+                noisy_n = geometric(n, epsilon=split["n_samples"], random_state=rng)
+                n_estimate = max(int(noisy_n), 1)
+            centres = self._initial_centres(d, lower, upper, rng)
+            self.grid_shape_, self.n_iter_ = None, 1
+            if split["grid"]:
+                centres, counts = self._grid_centres(
+                    centred, half, n_estimate, split["grid"], centres, rng
+                )
+            if split["lloyd"]:
+                centres, counts = self._lloyd(
+                    centred, half, n_estimate, split["lloyd"], centres, rng
+                )
+        self.bounds_ = (lower, upper)
+        self.cluster_centers_ = (lower + upper) / 2 + centres * half
+        self.cluster_counts_ = counts
+        self.n_samples_estimate_ = n_estimate
+        self.epsilon_split_ = split
+        self.privacy_spent_ = ledger.total
+        self.labels_ = self._nearest(X)[0]
+        return self
+
+    def _lloyd(self, centred, half, n_estimate, epsilon, centres, rng):
+        d = centred.shape[1]
+        n_iter = self.max_iter
+        if n_iter is None:
+            rule = su_iterations(epsilon, n_estimate, self.n_clusters, d)
+            n_iter = HYBRID_ITERATIONS if self.method == "hybrid" else rule
+        for epsilon_t in split_budget(epsilon, [1.0] * n_iter):
+            labels = pairwise_distances_argmin_min(centred, centres * half)[0]
+            counts, sums = cluster_sums(centred, labels, self.n_clusters)
+            centres, noisy_counts = noisy_lloyd_step(
+                counts, sums / half, centres, epsilon=epsilon_t, rng=rng
+            )
+        self.n_iter_ = n_iter
+        return centres, noisy_counts
+
+    def _grid_centres(self, centred, half, n_estimate, epsilon, init, rng):
+        """EUGkM: noisy grid histogram, then weighted k-means on its cells."""
+        d, k = centred.shape[1], self.n_clusters
+        self.grid_shape_ = uniform_grid_shape(n_estimate, epsilon, d)
+        noisy = noisy_histogram(centred / half, self.grid_shape_, epsilon=epsilon, rng=rng)
+        # everything below is post-processing of the noisy histogram
+        weights = norm_sub(noisy)
+        cells = np.flatnonzero(weights)
+        points, weights = cell_centres(self.grid_shape_, cells) * half, weights[cells]
+        if cells.size <= k:
+            centres = np.vstack([points, init[cells.size :] * half])
+        else:
+            seed = int(rng.integers(2**31 - 1))
+            fits = [
+                KMeans(k, init=init * half, n_init=1),
+                KMeans(k, n_init=GRID_RESTARTS, random_state=seed),
+            ]
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", ConvergenceWarning)  # duplicate cells
+                fits = [f.fit(points, sample_weight=weights) for f in fits]
+            best = min(fits, key=lambda f: f.inertia_)
+            centres, self.n_iter_ = best.cluster_centers_, best.n_iter_
+        labels = pairwise_distances_argmin_min(points, centres)[0] if cells.size else cells
+        sizes = np.rint(np.bincount(labels, weights=weights, minlength=k)).astype(np.int64)
+        return np.clip(centres / half, -1.0, 1.0), sizes
+
+    def _nearest(self, X):
+        """Index of and distance to the nearest released centre, for each row."""
+        return pairwise_distances_argmin_min(X, self.cluster_centers_)
+
+    def predict(self, X):
+        """The index of the nearest released centre (post-processing).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,), int64
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        return self._nearest(X)[0].astype(np.int64, copy=False)
+
+    def transform(self, X):
+        """Euclidean distances from each row to each released centre.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_clusters)
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        return euclidean_distances(X, self.cluster_centers_)
+
+    def score(self, X, y=None, sample_weight=None):
+        """Opposite of the k-means objective of ``X`` on the released centres.
+
+        Computed only from what is passed in: scoring the training data is a
+        computation on the private records, not covered by the guarantee.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : Ignored
+        sample_weight : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        float
+            ``-sum_i w_i min_j ||x_i - c_j||^2``.
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        sample_weight = _check_sample_weight(sample_weight, X)
+        return -float(sample_weight @ self._nearest(X)[1] ** 2)
+
+    @property
+    def _n_features_out(self):
+        return self.n_clusters
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.non_deterministic = self.random_state is None
+        return tags

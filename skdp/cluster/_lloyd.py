@@ -1,0 +1,157 @@
+"""DP Lloyd iterations with Su et al.'s budget rules, and data-independent initial centres.
+
+Everything here works in the *scaled* domain ``[-1, 1]^d``: the public box mapped by
+``z = (x - midpoint) / half_width``. Distances (which cluster a point joins) may use any
+public geometry; :func:`noisy_lloyd_step` takes the assignment as given.
+
+Su, Cao, Li, Bertino, Lin and Jin, "Differentially private k-means clustering and a
+hybrid approach to private optimization", VLDB Journal 26 (2017).
+"""
+
+import math
+
+import numpy as np
+import scipy.sparse as sp
+
+from skdp.mechanisms import geometric, laplace
+from skdp.utils.validation import split_budget
+
+__all__ = [
+    "MAX_ITERATIONS",
+    "MIN_ITERATIONS",
+    "cluster_sums",
+    "count_share",
+    "noisy_lloyd_step",
+    "sphere_packing",
+    "su_iterations",
+]
+
+# Su et al.'s rho (the expected distance of a point from its centre, relative to the
+# domain, in their analysis) and their bounds on the number of iterations
+RHO = 0.225
+MIN_ITERATIONS, MAX_ITERATIONS = 2, 7
+# sphere packing: draws of one centre before the radius is halved and packing restarts
+MAX_FAILED_DRAWS = 100
+
+
+def count_share(n_features):
+    """Su et al.'s count : per-dimension-sum budget ratio ``c = (4 d rho^2)^(1/3)``.
+
+    An iteration's budget ``epsilon_t`` goes ``c / (d + c)`` to the counts and
+    ``1 / (d + c)`` to the sums of each of the ``d`` dimensions.
+    """
+    return (4 * n_features * RHO**2) ** (1 / 3)
+
+
+def su_iterations(epsilon, n_samples, n_clusters, n_features):
+    """Su et al.'s number of DP Lloyd iterations for a budget and a dataset size.
+
+    ``T = max(2, min(floor(epsilon / epsilon_m), 7))`` with
+    ``epsilon_m = sqrt(500 k^3 / N^2 (d + c)^3)``: the budget at which one iteration's
+    noise is small enough to be worth the iteration.
+
+    Parameters
+    ----------
+    epsilon : float
+        The budget of all the iterations together.
+    n_samples : float
+        Public or noisy number of records (at least 1 is used).
+    n_clusters, n_features : int
+
+    Returns
+    -------
+    int in ``[MIN_ITERATIONS, MAX_ITERATIONS]``
+
+    Examples
+    --------
+    >>> from skdp.cluster._lloyd import su_iterations
+    >>> su_iterations(1.0, 150, 3, 4), su_iterations(1.0, 10**6, 3, 4)
+    (2, 7)
+    """
+    d, k = n_features, n_clusters
+    per_iteration = math.sqrt(500 * k**3 / max(n_samples, 1) ** 2 * (d + count_share(d)) ** 3)
+    return int(max(MIN_ITERATIONS, min(math.floor(epsilon / per_iteration), MAX_ITERATIONS)))
+
+
+def sphere_packing(n_clusters, n_features, rng):
+    """Data-independent initial centres in ``[-1, 1]^d`` (Su et al.'s sphere packing).
+
+    Draws centres uniformly at distance at least ``a`` from the boundary and ``2 a``
+    from each other, starting with ``a = 1/2`` (a quarter of the side); after
+    ``MAX_FAILED_DRAWS`` failed draws of one centre, ``a`` is halved and the packing
+    starts over. Only ``rng`` is read.
+
+    Returns
+    -------
+    ndarray of shape (n_clusters, n_features)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdp.cluster._lloyd import sphere_packing
+    >>> centres = sphere_packing(3, 2, np.random.default_rng(0))
+    >>> centres.shape, bool(np.all(np.abs(centres) <= 1))
+    ((3, 2), True)
+    """
+    radius = 0.5
+    while True:
+        centres, failures = [], 0
+        while len(centres) < n_clusters and failures < MAX_FAILED_DRAWS:
+            candidate = rng.uniform(radius - 1, 1 - radius, size=n_features)
+            if all(np.linalg.norm(candidate - c) >= 2 * radius for c in centres):
+                centres.append(candidate)
+                failures = 0
+            else:
+                failures += 1
+        if len(centres) == n_clusters:
+            return np.array(centres)
+        radius /= 2
+
+
+def cluster_sums(values, labels, n_clusters):
+    """Per-cluster row counts and column sums: ``(counts (k,), sums (k, d))``."""
+    n = values.shape[0]
+    membership = sp.csr_matrix(
+        (np.ones(n), (labels, np.arange(n))), shape=(n_clusters, n)
+    )  # one pass over the data for all k sums
+    counts = np.bincount(labels, minlength=n_clusters)
+    return counts, np.asarray(membership @ values)
+
+
+def noisy_lloyd_step(counts, sums, previous, *, epsilon, rng):
+    """One private Lloyd update from the exact per-cluster counts and sums.
+
+    Privacy: ``epsilon``-DP for add/remove one record whose scaled row lies in
+    ``[-1, 1]^d``. The record joins exactly one cluster: it changes one count by 1
+    (L1 sensitivity 1 of the count vector) and one sum vector by its row (L1
+    sensitivity ``d`` of the ``(k, d)`` sums). Counts get discrete Laplace at
+    ``epsilon c / (d + c)`` and the sums lattice Laplace at ``epsilon d / (d + c)``
+    (Su et al.'s ratio, the same noise as ``epsilon / (d + c)`` per dimension). **All**
+    ``k`` counts and sums are noised, empty clusters included; the rest is
+    post-processing: a cluster whose noisy count is below 1 keeps its previous centre,
+    the others move to ``noisy sum / noisy count`` clipped to the domain.
+
+    Parameters
+    ----------
+    counts : ndarray of shape (k,)
+    sums : ndarray of shape (k, d)
+        Exact per-cluster statistics of the scaled rows.
+    previous : ndarray of shape (k, d)
+        The current (public) centres, scaled.
+    epsilon : float
+        This iteration's budget.
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    centres : ndarray of shape (k, d)
+    noisy_counts : ndarray of shape (k,), int64
+    """
+    d = sums.shape[1]
+    count_epsilon, sum_epsilon = split_budget(epsilon, [count_share(d), d])
+    noisy_counts = geometric(counts, sensitivity=1, epsilon=count_epsilon, random_state=rng)
+    noisy_sums = laplace(sums, sensitivity=d, epsilon=sum_epsilon, random_state=rng)
+    kept = noisy_counts < 1
+    moved = noisy_sums / np.where(kept, 1, noisy_counts)[:, np.newaxis]
+    centres = np.where(kept[:, np.newaxis], previous, np.clip(moved, -1.0, 1.0))
+    return centres, noisy_counts
