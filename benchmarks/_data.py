@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from sklearn.datasets import load_diabetes, load_iris, make_circles
+from sklearn.cluster import KMeans
+from sklearn.datasets import load_diabetes, load_iris, make_blobs, make_circles
 from sklearn.model_selection import train_test_split
 
 TASKS = ("classification", "regression", "clustering", "itemsets")
@@ -39,6 +40,13 @@ ADULT_REGRESSION_TARGET = "hours-per-week"
 # generator's support (radius 1 plus noise) and are known from how the data is made
 CIRCLES_SAMPLES, CIRCLES_NOISE, CIRCLES_FACTOR = 20_000, 0.1, 0.5
 CIRCLES_BOUNDS = (-1.5, 1.5)
+# clustering on Gaussian blobs: 5 centres drawn in [-0.6, 0.6]^d, standard deviation
+# 0.1, public box [-1, 1]^d (a statement about the generator, not about the rows)
+BLOBS_SIZES, BLOBS_DIMENSIONS, BLOBS_CENTRES, BLOBS_STD = (1_000, 100_000), (2, 5, 10, 20), 5, 0.1
+# clustering on Adult's numeric attributes (the money-like ones through log1p), each
+# mapped to [-1, 1] by its public domain, as Su et al. normalise; k as for the blobs
+ADULT_CLUSTERING_LOG = ("fnlwgt", "capital-gain", "capital-loss")
+ADULT_CLUSTERS = 5
 # money amounts, mostly 0 with a long tail: the linear models' encoding takes log1p of
 # them (a public transform; their public bounds are non-negative)
 LOG_SCALED = {
@@ -69,6 +77,9 @@ class Task:
         ``log_scaled`` (numeric columns the linear models' encoding takes log1p of).
     note : str
         Where the data and the split come from, printed with the results.
+    reference_labels : ndarray or None
+        Clustering tasks: the labels scikit-learn's ``KMeans`` (10 restarts, seed 0)
+        fitted on ``X_train`` gives ``X_test``, for the ARI against it. Not public.
     """
 
     dataset: str
@@ -79,6 +90,7 @@ class Task:
     y_test: object
     public: dict = field(default_factory=dict)
     note: str = ""
+    reference_labels: object = None
 
     @property
     def n_train(self):
@@ -94,17 +106,64 @@ def _iris():
     note = "scikit-learn's Iris, 100 train / 50 test (stratified, seed 0)"
     return [
         Task("iris", "classification", X_train, y_train, X_test, y_test, public, note),
-        Task(
+        _clustering_task(
             "iris",
-            "clustering",
-            X,
-            y,
             X,
             y,
             {**public, "n_clusters": 3},
             "scikit-learn's Iris, all 150 rows clustered, ARI against the species",
         ),
     ]
+
+
+def _clustering_task(name, X, y, public, note, X_test=None, y_test=None):
+    """A clustering task scored on ``X_test`` (default: the training rows)."""
+    X_test, y_test = (X, y) if X_test is None else (X_test, y_test)
+    reference = KMeans(public["n_clusters"], n_init=10, random_state=SPLIT_SEED).fit(X)
+    task = Task(name, "clustering", X, y, X_test, y_test, public, note)
+    task.reference_labels = reference.predict(X_test)
+    return task
+
+
+def _blobs(n_features, n_samples):
+    X, y = make_blobs(
+        n_samples,
+        n_features=n_features,
+        centers=BLOBS_CENTRES,
+        cluster_std=BLOBS_STD,
+        center_box=(-0.6, 0.6),
+        random_state=SPLIT_SEED,
+    )
+    X = pd.DataFrame(X, columns=[f"x{j}" for j in range(n_features)])
+    public = {"bounds": dict.fromkeys(X.columns, (-1.0, 1.0)), "n_clusters": BLOBS_CENTRES}
+    note = (
+        f"make_blobs({n_samples:,}, n_features={n_features}, centers={BLOBS_CENTRES}, "
+        f"cluster_std={BLOBS_STD}, center_box=(-0.6, 0.6), seed 0), all rows clustered, "
+        "ARI against the generating blob"
+    )
+    name = f"blobs-d{n_features}-n{n_samples}"
+    return [_clustering_task(name, X, pd.Series(y), public, note)]
+
+
+def _adult_numeric(X, train, domains):
+    """Adult's numeric columns mapped to [-1, 1] by their public domains."""
+    columns = {}
+    for column, (low, high) in domains.items():
+        values = X[column].astype(float)
+        if column in ADULT_CLUSTERING_LOG:
+            values, low, high = np.log1p(values), np.log1p(low), np.log1p(high)
+        columns[column] = 2 * (values - low) / (high - low) - 1
+    frame = pd.DataFrame(columns)
+    public = {"bounds": dict.fromkeys(frame.columns, (-1.0, 1.0)), "n_clusters": ADULT_CLUSTERS}
+    note = (
+        f"Adult's {len(columns)} numeric attributes ({', '.join(ADULT_CLUSTERING_LOG)} "
+        "through log1p) scaled to [-1, 1] by their public domains; fit on the 30,162 "
+        f"training rows, scored on the 15,060 test rows; k = {ADULT_CLUSTERS}; ARI only "
+        "against scikit-learn's KMeans (there are no true clusters)"
+    )
+    return _clustering_task(
+        "adult", frame[train], None, public, note, X_test=frame[~train], y_test=None
+    )
 
 
 def _diabetes():
@@ -160,7 +219,7 @@ def _tabular_public(bunch, domains_name):
 
 
 def _adult(data_home):
-    from skdp.datasets import fetch_adult
+    from skdp.datasets import fetch_adult, load_numeric_domains
 
     bunch = fetch_adult(data_home=data_home, drop_missing=True, download_if_missing=True)
     train = np.asarray(bunch.split == "train")
@@ -189,6 +248,7 @@ def _adult(data_home):
             regression_public,
             f"{note}; target {target!r} from the other attributes (not the income class)",
         ),
+        _adult_numeric(X, train, load_numeric_domains("adult")),
     ]
 
 
@@ -253,6 +313,11 @@ _LOADERS = {
     "adult": _adult,
     "census_income": _census_income,
     "german_credit": _german_credit,
+    **{
+        f"blobs-d{d}-n{n}": (lambda data_home, d=d, n=n: _blobs(d, n))
+        for d in BLOBS_DIMENSIONS
+        for n in BLOBS_SIZES
+    },
     **{
         name: (lambda data_home, name=name: _transactions(name, data_home))
         for name in ("msnbc", "mushroom", "chess", "retail", "T10I4D100K")

@@ -81,7 +81,10 @@ def default_score(estimator, task):
         return {"R2": r2_score(task.y_test, estimator.predict(task.X_test))}
     if task.task == "clustering":
         labels = estimator.predict(task.X_test)
-        return {"ARI": adjusted_rand_score(task.y_test, labels), **_nicv(estimator, task)}
+        scores = {} if task.y_test is None else {"ARI": adjusted_rand_score(task.y_test, labels)}
+        if task.reference_labels is not None:
+            scores["ARI vs KMeans"] = adjusted_rand_score(task.reference_labels, labels)
+        return {**scores, **_nicv(estimator, task)}
     raise ValueError(f"task {task.task!r} has no default metric; give the entry a score")
 
 

@@ -19,6 +19,7 @@ from skdp.utils.validation import split_budget
 __all__ = [
     "MAX_ITERATIONS",
     "MIN_ITERATIONS",
+    "box_posterior_mean",
     "cluster_sums",
     "count_share",
     "noisy_lloyd_step",
@@ -129,7 +130,9 @@ def noisy_lloyd_step(counts, sums, previous, *, epsilon, rng):
     (Su et al.'s ratio, the same noise as ``epsilon / (d + c)`` per dimension). **All**
     ``k`` counts and sums are noised, empty clusters included; the rest is
     post-processing: a cluster whose noisy count is below 1 keeps its previous centre,
-    the others move to ``noisy sum / noisy count`` clipped to the domain.
+    the others move to the posterior mean, in the box, of ``noisy sum / noisy count``
+    (:func:`box_posterior_mean`; Su et al. and diffprivlib use the ratio itself, clipped
+    or with noise bounded to the domain).
 
     Parameters
     ----------
@@ -152,6 +155,66 @@ def noisy_lloyd_step(counts, sums, previous, *, epsilon, rng):
     noisy_counts = geometric(counts, sensitivity=1, epsilon=count_epsilon, random_state=rng)
     noisy_sums = laplace(sums, sensitivity=d, epsilon=sum_epsilon, random_state=rng)
     kept = noisy_counts < 1
-    moved = noisy_sums / np.where(kept, 1, noisy_counts)[:, np.newaxis]
-    centres = np.where(kept[:, np.newaxis], previous, np.clip(moved, -1.0, 1.0))
+    size = np.where(kept, 1, noisy_counts)[:, np.newaxis]
+    moved = box_posterior_mean(noisy_sums / size, d / sum_epsilon / size)
+    centres = np.where(kept[:, np.newaxis], previous, moved)
     return centres, noisy_counts
+
+
+def _truncated_exponential_mean(width, scale):
+    """Mean of an exponential of ``scale`` truncated to ``[0, width]``, overflow-free.
+
+    ``scale * (1 - x / expm1(x))`` with ``x = width / scale``; near ``x = 0`` (nearly
+    uniform) the series ``scale * (x/2 - x^2/12)`` avoids the cancellation.
+    """
+    x = width / scale
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        exact = 1 - x / np.expm1(x)
+    return scale * np.where(x < 1e-4, x / 2 - x * x / 12, exact)
+
+
+def box_posterior_mean(estimate, scale):
+    """Posterior mean in ``[-1, 1]`` of a coordinate seen through Laplace noise.
+
+    With a uniform prior on ``[-1, 1]`` and the observation ``estimate = mu + noise``,
+    noise Laplace of ``scale``, the posterior of ``mu`` is that Laplace density centred
+    on ``estimate`` and truncated to ``[-1, 1]``; this returns its mean. It moves a
+    precise estimate by ``O(scale)`` and pulls a hopeless one towards the middle of the
+    box, where clipping would leave it on the boundary. Applied to ``noisy sum / noisy
+    count`` (the count taken as exact), it is post-processing of the release.
+
+    Parameters
+    ----------
+    estimate, scale : ndarray (broadcastable)
+        ``scale > 0``.
+
+    Returns
+    -------
+    ndarray
+
+    Examples
+    --------
+    >>> from skdp.cluster._lloyd import box_posterior_mean
+    >>> box_posterior_mean(np.array([0.5, 3.0, 0.5]), np.array([1e-6, 1e-6, 1e6])).round(3)
+    array([0.5, 1. , 0. ])
+    """
+    estimate, scale = np.broadcast_arrays(
+        np.asarray(estimate, dtype=float), np.asarray(scale, dtype=float)
+    )
+    below = np.clip(estimate + 1.0, 0.0, None)  # room on each side within the box
+    above = np.clip(1.0 - estimate, 0.0, None)
+    # masses of the two sides (in units of scale) where the box straddles the estimate
+    left, right = -np.expm1(-below / scale), -np.expm1(-above / scale)
+    inside = (estimate > -1.0) & (estimate < 1.0)
+    with np.errstate(invalid="ignore"):
+        mixed = estimate + (
+            right * _truncated_exponential_mean(above, scale)
+            - left * _truncated_exponential_mean(below, scale)
+        ) / (left + right)
+    # otherwise the whole box lies on one side: an exponential from the near face
+    outside = np.where(
+        estimate >= 1.0,
+        1.0 - _truncated_exponential_mean(np.full_like(scale, 2.0), scale),
+        -1.0 + _truncated_exponential_mean(np.full_like(scale, 2.0), scale),
+    )
+    return np.clip(np.where(inside, mixed, outside), -1.0, 1.0)
