@@ -17,6 +17,7 @@ BENCHMARKS = [
     "privacy_audit",
     "tree_scaling",
     "linear_scaling",
+    "cluster_scaling",
 ]
 
 

@@ -95,10 +95,12 @@ class DPKMeans(
         them. Publishing the labels themselves is not covered by the guarantee.
     cluster_counts_ : ndarray of shape (n_clusters,)
         Noisy cluster sizes: the last Lloyd iteration's noisy counts, or, for
-        ``"grid"``, the positive noisy cell counts summed per cluster.
+        ``"grid"``, the cells' Norm-Sub weights (noisy counts less a threshold, see
+        :func:`skdp.cluster._grid.norm_sub`) summed per cluster and rounded.
     n_iter_ : int
         DP Lloyd iterations run; for ``"grid"``, iterations of the weighted k-means on
-        the noisy histogram (post-processing).
+        the noisy histogram (post-processing; 1 when no more cells than clusters have
+        weight and the cells themselves are the centres).
     n_samples_estimate_ : int or None
         The noisy number of records used by the rules (None when not needed).
     grid_shape_ : tuple of int or None
@@ -134,9 +136,13 @@ class DPKMeans(
     diffprivlib's are exact); the budget ratio applied as stated (diffprivlib swaps
     the count and sum shares and overspends for ``d >= 5``); empty clusters noised
     like the others (diffprivlib skips them); a noisy count below 1 keeps the
-    previous centre. The grid's weighted k-means keeps the better (lower weighted
-    inertia on the noisy histogram) of a run from ``init`` and ``GRID_RESTARTS = 5``
-    k-means++ restarts: post-processing; the weights are the noisy counts minus the
+    previous centre, and the others move to the posterior mean, in the box, of
+    ``noisy sum / noisy count`` under a uniform prior (post-processing,
+    :func:`skdp.cluster._lloyd.box_posterior_mean`), not to the clipped ratio: at small
+    epsilon this keeps hopeless centres near the middle instead of on the faces. The
+    grid's weighted k-means keeps the better (lower weighted inertia on the noisy
+    histogram) of a run from ``init`` and ``GRID_RESTARTS = 5`` k-means++ restarts:
+    post-processing; the weights are the noisy counts minus the
     threshold that keeps their total (:func:`skdp.cluster._grid.norm_sub`), not the
     counts clipped at zero, whose noise would outweigh the data on fine grids.
     ``"hybrid"`` spends half of the clustering budget on the grid and the other half
@@ -156,7 +162,7 @@ class DPKMeans(
     >>> from sklearn.datasets import make_blobs
     >>> from skdp.cluster import DPKMeans
     >>> X, _ = make_blobs(n_samples=5000, centers=[[-2, -2], [2, 2]], random_state=0)
-    >>> model = DPKMeans(2, epsilon=1.0, bounds=(-5, 5), random_state=0).fit(X)
+    >>> model = DPKMeans(2, epsilon=1.0, bounds=(-8, 8), random_state=0).fit(X)
     >>> model.privacy_spent_.epsilon
     1.0
     >>> sorted(model.cluster_centers_.round().tolist())

@@ -93,7 +93,10 @@ def resolve_bounds(bounds, n_features, *, feature_names=None, name="bounds"):
         return None
     if isinstance(bounds, Mapping):
         if feature_names is None:
-            raise ValueError(f"{name} given as a dict needs column names (a DataFrame)")
+            raise ValueError(
+                f"{name} given as a dict needs a DataFrame whose column names are all "
+                "strings; pass (lower, upper) arrays in column order instead"
+            )
         names = [str(f) for f in feature_names]
         unknown = sorted(set(map(str, bounds)) - set(names))
         missing = [f for f in names if f not in {str(k) for k in bounds}]

@@ -304,7 +304,7 @@ def test_pandas_input_keeps_feature_names_and_takes_dict_bounds():
         ({"bounds": ([-1.0, -1.0], [1.0, 1.0])}, None, ValueError, "n_features=3"),
         ({"bounds": (-1.0, np.nan)}, None, ValueError, "bounds must be finite"),
         ({"bounds_y": (0.0, 0.0)}, None, ValueError, "bounds_y: lower must be < upper"),
-        ({"bounds": {"x0": (0, 1)}}, None, ValueError, "needs column names"),
+        ({"bounds": {"x0": (0, 1)}}, None, ValueError, "column names are all strings"),
         ({"regularization": -1.0}, None, InvalidParameterError, "regularization"),
         ({"epsilon": 0.0}, None, InvalidParameterError, "epsilon"),
         ({}, "nan", ValueError, "Input X contains NaN"),

@@ -71,7 +71,7 @@ def test_resolve_bounds_dict_must_name_every_column():
         resolve_bounds(
             {"age": (0, 1), "hours": (0, 1), "height": (0, 2)}, 2, feature_names=["age", "hours"]
         )
-    with pytest.raises(ValueError, match="needs column names"):
+    with pytest.raises(ValueError, match="column names are all strings"):
         resolve_bounds({"age": (0, 1)}, 1)
 
 
