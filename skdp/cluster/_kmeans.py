@@ -280,8 +280,7 @@ class DPKMeans(
             rule = su_iterations(epsilon, n_estimate, self.n_clusters, d)
             n_iter = HYBRID_ITERATIONS if self.method == "hybrid" else rule
         for epsilon_t in split_budget(epsilon, [1.0] * n_iter):
-            labels = pairwise_distances_argmin_min(centred, centres * half)[0]
-            counts, sums = cluster_sums(centred, labels, self.n_clusters)
+            counts, sums = cluster_sums(centred, centres * half)
             centres, noisy_counts = noisy_lloyd_step(
                 counts, sums / half, centres, epsilon=epsilon_t, rng=rng
             )

@@ -11,7 +11,6 @@ hybrid approach to private optimization", VLDB Journal 26 (2017).
 import math
 
 import numpy as np
-import scipy.sparse as sp
 
 from skdp.mechanisms import geometric, laplace
 from skdp.utils.validation import split_budget
@@ -109,14 +108,34 @@ def sphere_packing(n_clusters, n_features, rng):
         radius /= 2
 
 
-def cluster_sums(values, labels, n_clusters):
-    """Per-cluster row counts and column sums: ``(counts (k,), sums (k, d))``."""
-    n = values.shape[0]
-    membership = sp.csr_matrix(
-        (np.ones(n), (labels, np.arange(n))), shape=(n_clusters, n)
-    )  # one pass over the data for all k sums
-    counts = np.bincount(labels, minlength=n_clusters)
-    return counts, np.asarray(membership @ values)
+def cluster_sums(values, centres, *, chunk_rows=2**15):
+    """Assign each row to its nearest centre; per-cluster row counts and column sums.
+
+    One pass over ``values`` in blocks: the nearest centre minimises
+    ``||c||^2 / 2 - x.c``, then the block's counts and sums are added up. A row's
+    cluster depends only on that row and the (public) centres.
+
+    Parameters
+    ----------
+    values : ndarray of shape (n_samples, d)
+    centres : ndarray of shape (k, d)
+        In the units of ``values``.
+    chunk_rows : int, default=2**15
+
+    Returns
+    -------
+    counts : ndarray of shape (k,), int64
+    sums : ndarray of shape (k, d)
+    """
+    k = centres.shape[0]
+    counts, sums = np.zeros(k, dtype=np.int64), np.zeros((k, values.shape[1]))
+    half_norms, one_hot = 0.5 * np.einsum("ij,ij->i", centres, centres), np.eye(k)
+    for start in range(0, values.shape[0], chunk_rows):
+        block = values[start : start + chunk_rows]
+        labels = np.argmin(half_norms - block @ centres.T, axis=1)
+        counts += np.bincount(labels, minlength=k)
+        sums += one_hot[labels].T @ block
+    return counts, sums
 
 
 def noisy_lloyd_step(counts, sums, previous, *, epsilon, rng):
