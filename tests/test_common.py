@@ -4,7 +4,7 @@ import pytest
 from sklearn.base import is_classifier
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from skdp.cluster import DPKMeans
+from skdp.cluster import DPOPTICS, DPKMeans
 from skdp.linear_model import (
     FunctionalMechanismClassifier,
     FunctionalMechanismRegressor,
@@ -28,6 +28,7 @@ CHECK_PARAMS = {
     ObjectivePerturbationLogistic: {"epsilon": 1e3, "data_norm": 100.0},
     PrivateSVM: {"epsilon": 1e4, "data_norm": 100.0, "C": 100.0},
     DPKMeans: {"epsilon": 1e3, "bounds": (-10.0, 10.0)},
+    DPOPTICS: {"epsilon": 10.0, "bounds": (-3.0, 3.0)},
 }
 # further configurations of a class that run the same checks
 EXTRA_INSTANCES = [

@@ -1,5 +1,6 @@
 """Differentially private clustering."""
 
 from skdp.cluster._kmeans import DPKMeans
+from skdp.cluster._optics import DPOPTICS
 
-__all__ = ["DPKMeans"]
+__all__ = ["DPOPTICS", "DPKMeans"]
