@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from sklearn.cluster import KMeans
-from sklearn.datasets import load_diabetes, load_iris, make_blobs, make_circles
+from sklearn.cluster import DBSCAN, KMeans
+from sklearn.datasets import load_diabetes, load_iris, make_blobs, make_circles, make_moons
 from sklearn.model_selection import train_test_split
 
 TASKS = ("classification", "regression", "clustering", "itemsets")
@@ -47,6 +47,17 @@ BLOBS_SIZES, BLOBS_DIMENSIONS, BLOBS_CENTRES, BLOBS_STD = (1_000, 100_000), (2, 
 # mapped to [-1, 1] by its public domain, as Su et al. normalise; k as for the blobs
 ADULT_CLUSTERING_LOG = ("fnlwgt", "capital-gain", "capital-loss")
 ADULT_CLUSTERS = 5
+# density clustering (DPOPTICS): shapes in a public box, scored against the generator's
+# labels and, up to DENSITY_REFERENCE_MAX rows, against scikit-learn's DBSCAN with the
+# same eps and min_samples (public settings from the generator's scale)
+DENSITY_SIZES, DENSITY_REFERENCE_MAX = (10_000, 1_000_000), 100_000
+DENSITY_SHAPES = {
+    # name: (bounds per feature, min_samples per 10^4 rows, DBSCAN eps)
+    "dblobs2": ((-1.0, 1.0), 20, 0.05),
+    "dblobs3": ((-1.0, 1.0), 20, 0.1),
+    "moons": ((-1.5, 2.5), 20, 0.1),
+    "dcircles": ((-1.5, 1.5), 20, 0.1),
+}
 # money amounts, mostly 0 with a long tail: the linear models' encoding takes log1p of
 # them (a public transform; their public bounds are non-negative)
 LOG_SCALED = {
@@ -78,8 +89,10 @@ class Task:
     note : str
         Where the data and the split come from, printed with the results.
     reference_labels : ndarray or None
-        Clustering tasks: the labels scikit-learn's ``KMeans`` (10 restarts, seed 0)
-        fitted on ``X_train`` gives ``X_test``, for the ARI against it. Not public.
+        Clustering tasks: the labels a non-private reference (``reference_name``:
+        scikit-learn's ``KMeans`` with 10 restarts, or ``DBSCAN``) gives ``X_test``,
+        for the ARI against it. Not public.
+    reference_name : str
     """
 
     dataset: str
@@ -91,6 +104,7 @@ class Task:
     public: dict = field(default_factory=dict)
     note: str = ""
     reference_labels: object = None
+    reference_name: str = "KMeans"
 
     @property
     def n_train(self):
@@ -123,6 +137,39 @@ def _clustering_task(name, X, y, public, note, X_test=None, y_test=None):
     task = Task(name, "clustering", X, y, X_test, y_test, public, note)
     task.reference_labels = reference.predict(X_test)
     return task
+
+
+def _density(shape, n_samples):
+    """A density-clustering task: blobs (2-D, 3-D), moons or circles in a public box."""
+    (low, high), min_samples, eps = DENSITY_SHAPES[shape]
+    if shape.startswith("dblobs"):
+        d = int(shape[-1])
+        X, y = make_blobs(
+            n_samples, n_features=d, centers=4, cluster_std=0.05, center_box=(-0.6, 0.6),
+            random_state=SPLIT_SEED,
+        )  # fmt: skip
+    elif shape == "moons":
+        X, y = make_moons(n_samples, noise=0.05, random_state=SPLIT_SEED)
+    else:
+        X, y = make_circles(n_samples, noise=0.05, factor=0.5, random_state=SPLIT_SEED)
+    X = pd.DataFrame(X, columns=[f"x{j}" for j in range(X.shape[1])])
+    scaled_min_samples = max(5, round(min_samples * n_samples / 10_000))
+    public = {
+        "bounds": dict.fromkeys(X.columns, (low, high)),
+        "min_samples": scaled_min_samples,
+        "eps": eps,
+    }
+    note = (
+        f"{shape} ({n_samples:,} rows, seed 0) in the public box [{low}, {high}]^d, all rows "
+        f"clustered; min_samples={scaled_min_samples}, DBSCAN eps={eps}"
+    )
+    task = Task(
+        f"{shape}-n{n_samples}", "clustering", X, pd.Series(y), X, pd.Series(y), public, note
+    )
+    if n_samples <= DENSITY_REFERENCE_MAX:
+        task.reference_labels = DBSCAN(eps=eps, min_samples=scaled_min_samples).fit_predict(X)
+        task.reference_name = "DBSCAN"
+    return [task]
 
 
 def _blobs(n_features, n_samples):
@@ -313,6 +360,11 @@ _LOADERS = {
     "adult": _adult,
     "census_income": _census_income,
     "german_credit": _german_credit,
+    **{
+        f"{shape}-n{n}": (lambda data_home, shape=shape, n=n: _density(shape, n))
+        for shape in DENSITY_SHAPES
+        for n in DENSITY_SIZES
+    },
     **{
         f"blobs-d{d}-n{n}": (lambda data_home, d=d, n=n: _blobs(d, n))
         for d in BLOBS_DIMENSIONS

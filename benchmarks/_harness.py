@@ -83,7 +83,8 @@ def default_score(estimator, task):
         labels = estimator.predict(task.X_test)
         scores = {} if task.y_test is None else {"ARI": adjusted_rand_score(task.y_test, labels)}
         if task.reference_labels is not None:
-            scores["ARI vs KMeans"] = adjusted_rand_score(task.reference_labels, labels)
+            reference = f"ARI vs {task.reference_name}"
+            scores[reference] = adjusted_rand_score(task.reference_labels, labels)
         return {**scores, **_nicv(estimator, task)}
     raise ValueError(f"task {task.task!r} has no default metric; give the entry a score")
 

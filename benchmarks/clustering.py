@@ -7,11 +7,11 @@ e.g. ``python -m benchmarks clustering --dataset blobs-d5-n100000 --repeats 20``
 """
 
 import numpy as np
-from sklearn.cluster import KMeans
+from sklearn.cluster import DBSCAN, OPTICS, KMeans
 
 from benchmarks import utility
 from benchmarks._registry import Entry
-from skdp.cluster import DPKMeans
+from skdp.cluster import DPOPTICS, DPKMeans
 
 
 def _dp_kmeans(method):
@@ -56,6 +56,73 @@ ENTRIES = [
         supports=_has_clusters,
     )
     for method in ("lloyd", "grid", "hybrid")
+]
+
+
+def _dp_optics(method):
+    def build(task, epsilon, seed):
+        return DPOPTICS(
+            epsilon=epsilon,
+            bounds=task.public["bounds"],
+            min_samples=task.public["min_samples"],
+            cluster_method=method,
+            eps=task.public["eps"] if method == "dbscan" else None,
+            random_state=seed,
+        )
+
+    return build
+
+
+def _too_large_for_sklearn(task):
+    if task.n_train > 100_000:
+        raise ValueError("scikit-learn's exact density clustering is not run above 10^5 rows")
+
+
+def _optics(task, seed):
+    _too_large_for_sklearn(task)
+    return OPTICS(min_samples=task.public["min_samples"])
+
+
+def _dbscan(task, seed):
+    _too_large_for_sklearn(task)
+    return _Predicting(DBSCAN(eps=task.public["eps"], min_samples=task.public["min_samples"]))
+
+
+class _Predicting:
+    """sklearn's density clusterers have no predict: score their training labels."""
+
+    def __init__(self, model):
+        self.model = model
+
+    def fit(self, X, y=None):
+        self.labels_ = self.model.fit_predict(X)
+        return self
+
+    def predict(self, X):
+        return self.labels_
+
+
+def _density_task(task):
+    return "min_samples" in task.public and "bounds" in task.public
+
+
+ENTRIES += [
+    Entry(
+        name="DPOPTICS(xi)",
+        task="clustering",
+        private=_dp_optics("xi"),
+        baseline=lambda task, seed: _Predicting(_optics(task, seed)),
+        baseline_name="OPTICS",
+        supports=_density_task,
+    ),
+    Entry(
+        name="DPOPTICS(dbscan)",
+        task="clustering",
+        private=_dp_optics("dbscan"),
+        baseline=_dbscan,
+        baseline_name="DBSCAN",
+        supports=_density_task,
+    ),
 ]
 
 

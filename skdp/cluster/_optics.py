@@ -55,7 +55,8 @@ class DPOPTICS(DifferentialPrivacyMixin, ClusterMixin, BaseEstimator):
     cluster_method : {"xi", "dbscan"}, default="xi"
     xi : float in (0, 1), default=0.05
     eps : float or None, default=None
-        For ``"dbscan"``: the reachability cut (None: ``max_eps``).
+        For ``"dbscan"``: the reachability cut (None: ``max_eps``), raised to the
+        largest cell side when the grid is coarser, so that adjacent cells connect.
     min_cluster_size : int or None, default=None
         Smallest cluster of the ``xi`` extraction, in cells (None: ``min_samples``).
     grid_size : int, tuple of int or None, default=None
@@ -275,6 +276,9 @@ class DPOPTICS(DifferentialPrivacyMixin, ClusterMixin, BaseEstimator):
     def _extract(self):
         if self.cluster_method == "dbscan":
             eps = self.max_eps if self.eps is None else self.eps
+            lower, upper = self.bounds_
+            # adjacent cells must connect: the cut is at least one cell side
+            eps = max(eps, float(np.max((upper - lower) / np.asarray(self.grid_shape_))))
             return cluster_optics_dbscan(
                 reachability=self.reachability_,
                 core_distances=self.core_distances_,
