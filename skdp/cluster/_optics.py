@@ -184,8 +184,10 @@ class DPOPTICS(DifferentialPrivacyMixin, ClusterMixin, BaseEstimator):
     def _public_grid(self, n_features, n_estimate, epsilon):
         if self.grid_size is None:
             return grid_rule(n_estimate, epsilon, n_features, max_cells=MAX_OPTICS_CELLS)
-        sizes = np.broadcast_to(np.asarray(self.grid_size), (n_features,))
-        if sizes.dtype.kind not in "iu" or np.any(sizes < 1):
+        sizes = np.atleast_1d(np.asarray(self.grid_size))
+        if sizes.ndim == 1 and sizes.size == 1:
+            sizes = np.repeat(sizes, n_features) if np.isscalar(self.grid_size) else sizes
+        if sizes.shape != (n_features,) or sizes.dtype.kind not in "iu" or np.any(sizes < 1):
             raise ValueError(
                 f"grid_size must be a positive int or {n_features} positive ints, "
                 f"got {self.grid_size!r}"
@@ -289,12 +291,15 @@ class DPOPTICS(DifferentialPrivacyMixin, ClusterMixin, BaseEstimator):
         if n_cells < 2:  # a xi cluster has at least two cells
             return np.full(n_cells, -1, dtype=np.intp)
         min_samples = min(max(self.min_samples, 2), n_cells)
+        min_cluster_size = self.min_cluster_size
+        if min_cluster_size is not None and min_cluster_size > n_cells:
+            return np.full(n_cells, -1, dtype=np.intp)  # no cluster can be that large
         labels, self.cluster_hierarchy_ = cluster_optics_xi(
             reachability=self.reachability_,
             predecessor=self.predecessor_,
             ordering=self.ordering_,
             min_samples=min_samples,
-            min_cluster_size=self.min_cluster_size,
+            min_cluster_size=min_cluster_size,
             xi=self.xi,
         )
         return labels
