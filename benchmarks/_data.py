@@ -53,7 +53,7 @@ ADULT_CLUSTERS = 5
 DENSITY_SIZES, DENSITY_REFERENCE_MAX = (10_000, 1_000_000), 100_000
 DENSITY_SHAPES = {
     # name: (bounds per feature, min_samples per 10^4 rows, DBSCAN eps)
-    "dblobs2": ((-1.0, 1.0), 20, 0.05),
+    "dblobs2": ((-1.0, 1.0), 20, 0.1),
     "dblobs3": ((-1.0, 1.0), 20, 0.1),
     "moons": ((-1.5, 2.5), 20, 0.1),
     "dcircles": ((-1.5, 1.5), 20, 0.1),
@@ -142,12 +142,12 @@ def _clustering_task(name, X, y, public, note, X_test=None, y_test=None):
 def _density(shape, n_samples):
     """A density-clustering task: blobs (2-D, 3-D), moons or circles in a public box."""
     (low, high), min_samples, eps = DENSITY_SHAPES[shape]
-    if shape.startswith("dblobs"):
-        d = int(shape[-1])
-        X, y = make_blobs(
-            n_samples, n_features=d, centers=4, cluster_std=0.05, center_box=(-0.6, 0.6),
-            random_state=SPLIT_SEED,
-        )  # fmt: skip
+    if shape.startswith("dblobs"):  # four blobs on alternate corners, 10 sd apart
+        centres = {
+            "dblobs2": [[-0.5, -0.5], [0.5, -0.5], [-0.5, 0.5], [0.5, 0.5]],
+            "dblobs3": [[-0.5, -0.5, -0.5], [0.5, 0.5, -0.5], [0.5, -0.5, 0.5], [-0.5, 0.5, 0.5]],
+        }[shape]
+        X, y = make_blobs(n_samples, centers=centres, cluster_std=0.1, random_state=SPLIT_SEED)
     elif shape == "moons":
         X, y = make_moons(n_samples, noise=0.05, random_state=SPLIT_SEED)
     else:

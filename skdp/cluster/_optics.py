@@ -55,14 +55,16 @@ class DPOPTICS(DifferentialPrivacyMixin, ClusterMixin, BaseEstimator):
     cluster_method : {"xi", "dbscan"}, default="xi"
     xi : float in (0, 1), default=0.05
     eps : float or None, default=None
-        For ``"dbscan"``: the reachability cut (None: ``max_eps``), raised to the
-        largest cell side when the grid is coarser, so that adjacent cells connect.
+        For ``"dbscan"``: the reachability cut (None: ``max_eps``), raised to the cell
+        diagonal when the grid is coarser, so that touching cells connect.
     min_cluster_size : int or None, default=None
         Smallest cluster of the ``xi`` extraction, in cells (None: ``min_samples``).
     grid_size : int, tuple of int or None, default=None
-        Cells per dimension. None applies the uniform-grid rule
-        ``m = (N epsilon_h / 10)^(2 / (2 + d))`` per side (Qardaji et al.; Su et al.)
-        with a noisy ``N``, at most ``MAX_OPTICS_CELLS = 2**14`` cells.
+        Cells per dimension. None: cells of diagonal at most ``eps`` (dbscan) or a
+        finite ``max_eps``, so that the grid resolves the distance the clustering
+        uses; otherwise the uniform-grid rule ``m = (N epsilon_h / 10)^(2 / (2 + d))``
+        per side (Qardaji et al.; Su et al.) with a noisy ``N``. At most
+        ``MAX_OPTICS_CELLS = 2**14`` cells (coarser when the cap binds).
     count_share : float in [0, 1), default=0.2
         Share of the budget (after bounds and ``N``) for the per-cluster counts; 0
         releases none.
@@ -174,14 +176,30 @@ class DPOPTICS(DifferentialPrivacyMixin, ClusterMixin, BaseEstimator):
     def _budget(self, bounds_given):
         shares = {
             "bounds": 0.0 if bounds_given else BOUNDS_SHARE,
-            "n_samples": N_SAMPLES_SHARE if self.grid_size is None else 0.0,
+            "n_samples": N_SAMPLES_SHARE if self._needs_n_samples() else 0.0,
         }
         rest = 1.0 - shares["bounds"] - shares["n_samples"]
         shares.update(histogram=rest * (1 - self.count_share), counts=rest * self.count_share)
         used = split_budget(self.epsilon, {k: v for k, v in shares.items() if v > 0})
         return {name: used.get(name, 0.0) for name in shares}
 
+    def _grid_radius(self):
+        """The distance the grid must resolve: ``eps`` (dbscan) or a finite ``max_eps``."""
+        if self.cluster_method == "dbscan" and self.eps is not None:
+            return self.eps
+        return self.max_eps if np.isfinite(self.max_eps) else None
+
+    def _needs_n_samples(self):
+        return self.grid_size is None and self._grid_radius() is None
+
     def _public_grid(self, n_features, n_estimate, epsilon):
+        if self.grid_size is None and self._grid_radius() is not None:
+            lower, upper = self.bounds_
+            sides = np.ceil((upper - lower) * math.sqrt(n_features) / self._grid_radius())
+            while np.prod(sides) > MAX_OPTICS_CELLS:
+                shrink = (MAX_OPTICS_CELLS / np.prod(sides)) ** (1 / n_features)
+                sides = np.maximum(1.0, np.floor(sides * min(shrink, 0.999)))
+            return tuple(int(m) for m in sides)
         if self.grid_size is None:
             return grid_rule(n_estimate, epsilon, n_features, max_cells=MAX_OPTICS_CELLS)
         sizes = np.atleast_1d(np.asarray(self.grid_size))
@@ -279,8 +297,9 @@ class DPOPTICS(DifferentialPrivacyMixin, ClusterMixin, BaseEstimator):
         if self.cluster_method == "dbscan":
             eps = self.max_eps if self.eps is None else self.eps
             lower, upper = self.bounds_
-            # adjacent cells must connect: the cut is at least one cell side
-            eps = max(eps, float(np.max((upper - lower) / np.asarray(self.grid_shape_))))
+            # touching cells (diagonals too) must connect: the cut is at least a diagonal
+            sides = (upper - lower) / np.asarray(self.grid_shape_)
+            eps = max(eps, float(np.sqrt(np.sum(sides**2))) * (1 + 1e-9))
             return cluster_optics_dbscan(
                 reachability=self.reachability_,
                 core_distances=self.core_distances_,

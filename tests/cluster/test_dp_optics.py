@@ -143,8 +143,10 @@ def test_ledger_spends_exactly_epsilon(bounds, grid_size, count_share, ratio, cl
     assert set(split) == {"bounds", "n_samples", "histogram", "counts"}
     assert math.isclose(math.fsum(split.values()), epsilon, rel_tol=1e-12)
     assert math.isclose(split["bounds"], 0.1 * epsilon if bounds is None else 0.0)
-    assert math.isclose(split["n_samples"], 0.05 * epsilon if grid_size is None else 0.0)
-    assert (model.n_samples_estimate_ is None) == (grid_size is not None)
+    # the grid rule needs N; dbscan with eps sizes the cells from eps instead
+    needs_n = grid_size is None and cluster_method == "xi"
+    assert math.isclose(split["n_samples"], 0.05 * epsilon if needs_n else 0.0)
+    assert (model.n_samples_estimate_ is None) == (not needs_n)
     rest = split["histogram"] + split["counts"]
     assert math.isclose(split["counts"], count_share * rest, rel_tol=1e-12, abs_tol=1e-15)
     n_groups = int(model.cell_labels_.max(initial=-1)) + 2 if count_share else 0
@@ -487,3 +489,27 @@ def test_dataframe_input_with_bounds_by_column_name():
     np.testing.assert_array_equal(model.labels_, same.labels_)
     np.testing.assert_array_equal(model.predict(frame), same.predict(X))
     np.testing.assert_array_equal(model.cluster_counts_, same.cluster_counts_)
+
+
+def test_dbscan_grid_resolves_eps_and_needs_no_record_count():
+    """With eps given and no grid_size, cells have a diagonal of at most eps (the
+    distance the cut must resolve), from the public bounds alone: no noisy N is spent."""
+    X = np.random.default_rng(0).uniform(-1, 1, size=(300, 2))
+    model = DPOPTICS(
+        epsilon=1.0, bounds=(-1.0, 1.0), cluster_method="dbscan", eps=0.1, random_state=0
+    ).fit(X)
+    sides = 2.0 / np.asarray(model.grid_shape_)
+    assert np.sqrt(np.sum(sides**2)) <= 0.1
+    assert model.grid_shape_ == (29, 29)  # ceil(2 sqrt 2 / 0.1)
+    assert model.epsilon_split_["n_samples"] == 0 and model.n_samples_estimate_ is None
+    other = DPOPTICS(
+        epsilon=1.0, bounds=(-1.0, 1.0), cluster_method="dbscan", eps=0.1, random_state=1
+    ).fit(X[:100] * 0.5)
+    assert other.grid_shape_ == model.grid_shape_
+
+
+def test_eps_grid_is_capped_at_the_cell_budget():
+    X = np.random.default_rng(0).uniform(-1, 1, size=(50, 3))
+    model = DPOPTICS(bounds=(-1.0, 1.0), cluster_method="dbscan", eps=0.01, random_state=0)
+    shape = model.fit(X).grid_shape_
+    assert np.prod(shape) <= optics_module.MAX_OPTICS_CELLS
