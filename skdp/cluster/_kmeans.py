@@ -19,10 +19,16 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 
 from skdp.accounting import PrivacyLedger
 from skdp.base import DifferentialPrivacyMixin
-from skdp.cluster._grid import cell_centres, noisy_histogram, norm_sub, uniform_grid_shape
+from skdp.cluster._grid import (
+    cell_centres,
+    cell_index,
+    noisy_histogram,
+    norm_sub,
+    uniform_grid_shape,
+)
 from skdp.cluster._lloyd import cluster_sums, noisy_lloyd_step, sphere_packing, su_iterations
-from skdp.mechanisms import check_random_state, geometric
-from skdp.utils._bounds import BOUNDS_SHARE, estimate_bounds
+from skdp.cluster._preamble import budget_split, noisy_record_count, public_box
+from skdp.mechanisms import check_random_state
 from skdp.utils.validation import (
     EPSILON_CONSTRAINT,
     RANDOM_STATE_CONSTRAINT,
@@ -33,8 +39,6 @@ from skdp.utils.validation import (
 
 __all__ = ["DPKMeans"]
 
-# share of epsilon for the noisy number of records, when a rule needs it
-N_SAMPLES_SHARE = 0.05
 # method="hybrid": share of the clustering budget for the grid, the rest for Lloyd
 HYBRID_GRID_SHARE = 0.5
 # method="hybrid", max_iter=None: Lloyd iterations after the grid
@@ -199,17 +203,14 @@ class DPKMeans(
         self.random_state = random_state
 
     def _budget_shares(self, bounds_given):
-        """Relative shares of epsilon: bounds, n_samples, then the clustering parts."""
-        needs_n = self.method != "lloyd" or self.max_iter is None
-        shares = {
-            "bounds": 0.0 if bounds_given else BOUNDS_SHARE,
-            "n_samples": N_SAMPLES_SHARE if needs_n else 0.0,
-        }
-        rest = 1.0 - shares["bounds"] - shares["n_samples"]
+        """The epsilon of the bounds, the record count, the grid and the Lloyd steps."""
         grid = {"lloyd": 0.0, "grid": 1.0, "hybrid": HYBRID_GRID_SHARE}[self.method]
-        shares.update(grid=rest * grid, lloyd=rest * (1 - grid))
-        used = split_budget(self.epsilon, {k: v for k, v in shares.items() if v > 0})
-        return {name: used.get(name, 0.0) for name in shares}
+        return budget_split(
+            self.epsilon,
+            bounds_given=bounds_given,
+            needs_n_samples=self.method != "lloyd" or self.max_iter is None,
+            parts={"grid": grid, "lloyd": 1.0 - grid},
+        )
 
     def _initial_centres(self, n_features, lower, upper, rng):
         """Public initial centres in the scaled box ``[-1, 1]^d``."""
@@ -245,15 +246,10 @@ class DPKMeans(
         resolved = resolve_bounds(self.bounds, d, feature_names=names)
         split = self._budget_shares(resolved is not None)
         with PrivacyLedger() as ledger:
-            if resolved is None:
-                resolved = estimate_bounds(X, epsilon=split["bounds"], random_state=rng)
-            lower, upper = resolved
+            lower, upper = public_box(X, resolved, split["bounds"], rng)
             half = (upper - lower) / 2
             centred = clip_to_bounds(X, lower, upper) - (lower + upper) / 2
-            n_estimate = None
-            if split["n_samples"]:
-                noisy_n = geometric(n, epsilon=split["n_samples"], random_state=rng)
-                n_estimate = max(int(noisy_n), 1)
+            n_estimate = noisy_record_count(n, split["n_samples"], rng)
             centres = self._initial_centres(d, lower, upper, rng)
             self.grid_shape_, self.n_iter_ = None, 1
             if split["grid"]:
@@ -276,9 +272,10 @@ class DPKMeans(
     def _lloyd(self, centred, half, n_estimate, epsilon, centres, rng):
         d = centred.shape[1]
         n_iter = self.max_iter
-        if n_iter is None:
-            rule = su_iterations(epsilon, n_estimate, self.n_clusters, d)
-            n_iter = HYBRID_ITERATIONS if self.method == "hybrid" else rule
+        if n_iter is None and self.method == "hybrid":
+            n_iter = HYBRID_ITERATIONS
+        elif n_iter is None:
+            n_iter = su_iterations(epsilon, n_estimate, self.n_clusters, d)
         for epsilon_t in split_budget(epsilon, [1.0] * n_iter):
             counts, sums = cluster_sums(centred, centres * half)
             centres, noisy_counts = noisy_lloyd_step(
@@ -291,7 +288,8 @@ class DPKMeans(
         """EUGkM: noisy grid histogram, then weighted k-means on its cells."""
         d, k = centred.shape[1], self.n_clusters
         self.grid_shape_ = uniform_grid_shape(n_estimate, epsilon, d)
-        noisy = noisy_histogram(centred / half, self.grid_shape_, epsilon=epsilon, rng=rng)
+        cells = cell_index(centred / half, self.grid_shape_)
+        noisy = noisy_histogram(cells, self.grid_shape_, epsilon=epsilon, rng=rng)
         # everything below is post-processing of the noisy histogram
         weights = norm_sub(noisy)
         cells = np.flatnonzero(weights)
@@ -372,8 +370,3 @@ class DPKMeans(
     @property
     def _n_features_out(self):
         return self.n_clusters
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.non_deterministic = self.random_state is None
-        return tags

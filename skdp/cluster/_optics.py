@@ -13,21 +13,18 @@ from skdp.accounting import PrivacyLedger, parallel_composition
 from skdp.base import DifferentialPrivacyMixin
 from skdp.cluster._grid import cell_centres, cell_index, noisy_histogram, norm_sub
 from skdp.cluster._grid import uniform_grid_shape as grid_rule
+from skdp.cluster._preamble import budget_split, noisy_record_count, public_box
 from skdp.cluster._weighted_optics import weighted_optics
 from skdp.mechanisms import check_random_state, geometric
-from skdp.utils._bounds import BOUNDS_SHARE, estimate_bounds
 from skdp.utils.validation import (
     EPSILON_CONSTRAINT,
     RANDOM_STATE_CONSTRAINT,
     clip_to_bounds,
     resolve_bounds,
-    split_budget,
 )
 
 __all__ = ["DPOPTICS"]
 
-# share of epsilon for the noisy number of records, when the grid rule needs it
-N_SAMPLES_SHARE = 0.05
 # the grid rule's cap on cells: OPTICS over the occupied cells costs O(cells^2)
 MAX_OPTICS_CELLS = 2**14
 
@@ -174,14 +171,12 @@ class DPOPTICS(DifferentialPrivacyMixin, ClusterMixin, BaseEstimator):
         self.random_state = random_state
 
     def _budget(self, bounds_given):
-        shares = {
-            "bounds": 0.0 if bounds_given else BOUNDS_SHARE,
-            "n_samples": N_SAMPLES_SHARE if self._needs_n_samples() else 0.0,
-        }
-        rest = 1.0 - shares["bounds"] - shares["n_samples"]
-        shares.update(histogram=rest * (1 - self.count_share), counts=rest * self.count_share)
-        used = split_budget(self.epsilon, {k: v for k, v in shares.items() if v > 0})
-        return {name: used.get(name, 0.0) for name in shares}
+        return budget_split(
+            self.epsilon,
+            bounds_given=bounds_given,
+            needs_n_samples=self._needs_n_samples(),
+            parts={"histogram": 1.0 - self.count_share, "counts": self.count_share},
+        )
 
     def _grid_radius(self):
         """The distance the grid must resolve: ``eps`` (dbscan) or a finite ``max_eps``."""
@@ -193,9 +188,10 @@ class DPOPTICS(DifferentialPrivacyMixin, ClusterMixin, BaseEstimator):
         return self.grid_size is None and self._grid_radius() is None
 
     def _public_grid(self, n_features, n_estimate, epsilon):
-        if self.grid_size is None and self._grid_radius() is not None:
+        radius = self._grid_radius()
+        if self.grid_size is None and radius is not None:
             lower, upper = self.bounds_
-            sides = np.ceil((upper - lower) * math.sqrt(n_features) / self._grid_radius())
+            sides = np.ceil((upper - lower) * math.sqrt(n_features) / radius)
             while np.prod(sides) > MAX_OPTICS_CELLS:
                 shrink = (MAX_OPTICS_CELLS / np.prod(sides)) ** (1 / n_features)
                 sides = np.maximum(1.0, np.floor(sides * min(shrink, 0.999)))
@@ -232,19 +228,15 @@ class DPOPTICS(DifferentialPrivacyMixin, ClusterMixin, BaseEstimator):
         resolved = resolve_bounds(self.bounds, d, feature_names=names)
         split = self._budget(resolved is not None)
         with PrivacyLedger() as ledger:
-            if resolved is None:
-                resolved = estimate_bounds(X, epsilon=split["bounds"], random_state=rng)
-            lower, upper = resolved
-            self.bounds_ = (lower, upper)
+            lower, upper = self.bounds_ = public_box(X, resolved, split["bounds"], rng)
             Z = self._scaled(clip_to_bounds(X, lower, upper))
-            n_estimate = None
-            if split["n_samples"]:
-                noisy_n = geometric(n, epsilon=split["n_samples"], random_state=rng)
-                n_estimate = max(int(noisy_n), 1)
+            n_estimate = noisy_record_count(n, split["n_samples"], rng)
             self.grid_shape_ = self._public_grid(d, n_estimate, split["histogram"])
-            histogram = noisy_histogram(Z, self.grid_shape_, epsilon=split["histogram"], rng=rng)
-            self.cluster_from_histogram(histogram)
             cells = cell_index(Z, self.grid_shape_)
+            histogram = noisy_histogram(
+                cells, self.grid_shape_, epsilon=split["histogram"], rng=rng
+            )
+            self.cluster_from_histogram(histogram)
             self._release_counts(cells, split["counts"], rng)
         self.labels_ = self._grid_labels[cells]
         self.n_samples_estimate_ = n_estimate
@@ -360,8 +352,3 @@ class DPOPTICS(DifferentialPrivacyMixin, ClusterMixin, BaseEstimator):
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, dtype=np.float64)
         return self._grid_labels[cell_index(self._scaled(X), self.grid_shape_)]
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.non_deterministic = self.random_state is None
-        return tags

@@ -419,8 +419,3 @@ class FunctionalMechanismBase(DifferentialPrivacyMixin):
         if self.regularization == "auto":
             return RIDGE_NOISE_MULTIPLE * noise_std
         return objective_scale * float(self.regularization)
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.non_deterministic = self.random_state is None
-        return tags

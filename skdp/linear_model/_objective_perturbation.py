@@ -297,8 +297,3 @@ class ObjectivePerturbationLogistic(
         self.epsilon_split_["curvature"] = self.epsilon - self.epsilon_split_["noise"]
         self.privacy_spent_ = ledger.total
         return self
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.non_deterministic = self.random_state is None
-        return tags

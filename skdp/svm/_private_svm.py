@@ -318,8 +318,3 @@ class PrivateSVM(DifferentialPrivacyMixin, LinearDecisionMixin, ClassifierMixin,
         if self.kernel == "rbf":
             return random_fourier_features(X, self.random_frequencies_)
         return X
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.non_deterministic = self.random_state is None
-        return tags

@@ -319,6 +319,5 @@ class DPDecisionTree(DifferentialPrivacyMixin, ClassifierMixin, TransformerMixin
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.classifier_tags.poor_score = True
-        tags.non_deterministic = self.random_state is None
         tags.transformer_tags.preserves_dtype = []  # transform returns integer cut positions
         return tags
