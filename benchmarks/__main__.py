@@ -18,6 +18,8 @@ BENCHMARKS = [
     "tree_scaling",
     "linear_scaling",
     "cluster_scaling",
+    "optics_counts",
+    "optics_scaling",
 ]
 
 

@@ -158,10 +158,12 @@ def _density(shape, n_samples):
         "bounds": dict.fromkeys(X.columns, (low, high)),
         "min_samples": scaled_min_samples,
         "eps": eps,
+        "min_cluster_size": 0.05,
     }
     note = (
         f"{shape} ({n_samples:,} rows, seed 0) in the public box [{low}, {high}]^d, all rows "
-        f"clustered; min_samples={scaled_min_samples}, DBSCAN eps={eps}"
+        f"clustered; min_samples={scaled_min_samples}, DBSCAN eps={eps} (OPTICS max_eps), "
+        "xi min_cluster_size=0.05"
     )
     task = Task(
         f"{shape}-n{n_samples}", "clustering", X, pd.Series(y), X, pd.Series(y), public, note

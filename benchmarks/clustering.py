@@ -66,7 +66,10 @@ def _dp_optics(method):
             bounds=task.public["bounds"],
             min_samples=task.public["min_samples"],
             cluster_method=method,
+            # the grid resolves the DBSCAN eps; xi clusters have at least 5% of the records
             eps=task.public["eps"] if method == "dbscan" else None,
+            max_eps=task.public["eps"] if method == "xi" else np.inf,
+            min_cluster_size=task.public["min_cluster_size"] if method == "xi" else None,
             random_state=seed,
         )
 
@@ -80,7 +83,11 @@ def _too_large_for_sklearn(task):
 
 def _optics(task, seed):
     _too_large_for_sklearn(task)
-    return OPTICS(min_samples=task.public["min_samples"])
+    return OPTICS(
+        min_samples=task.public["min_samples"],
+        max_eps=task.public["eps"],
+        min_cluster_size=task.public["min_cluster_size"],
+    )
 
 
 def _dbscan(task, seed):

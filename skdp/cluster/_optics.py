@@ -50,12 +50,19 @@ class DPOPTICS(DifferentialPrivacyMixin, ClusterMixin, BaseEstimator):
     max_eps : float, default=inf
         As in scikit-learn's ``OPTICS``, in the units of ``X``.
     cluster_method : {"xi", "dbscan"}, default="xi"
+        ``"xi"`` runs scikit-learn's steep-area extraction on the cells' reachability
+        and keeps clusters spanning at least ``3**d`` cells (a cell and its
+        neighbours: smaller ones are steps of the grid's distances, not density) and
+        ``min_cluster_size`` records. It needs a grid fine enough for the shapes:
+        give a finite ``max_eps`` (the grid then resolves it).
     xi : float in (0, 1), default=0.05
     eps : float or None, default=None
         For ``"dbscan"``: the reachability cut (None: ``max_eps``), raised to the cell
         diagonal when the grid is coarser, so that touching cells connect.
-    min_cluster_size : int or None, default=None
-        Smallest cluster of the ``xi`` extraction, in cells (None: ``min_samples``).
+    min_cluster_size : int > 1, float in (0, 1] or None, default=None
+        Smallest cluster of the ``xi`` extraction, in records as in scikit-learn's
+        ``OPTICS`` (a float: a fraction of the noisy total), measured by the noisy
+        weight of the cluster's cells. None: ``min_samples``.
     grid_size : int, tuple of int or None, default=None
         Cells per dimension. None: cells of diagonal at most ``eps`` (dbscan) or a
         finite ``max_eps``, so that the grid resolves the distance the clustering
@@ -70,7 +77,7 @@ class DPOPTICS(DifferentialPrivacyMixin, ClusterMixin, BaseEstimator):
         median cluster get ``ratio`` times the counts' epsilon (``1/20`` in the paper).
         The clusters are disjoint, so the counts compose in parallel and cost the
         largest epsilon: a ratio below 1 adds noise to sparse clusters and saves
-        nothing.
+        nothing (measured: ``python -m benchmarks optics_counts``).
     random_state : None, int or numpy.random.Generator, default=None
 
     Attributes
@@ -134,7 +141,11 @@ class DPOPTICS(DifferentialPrivacyMixin, ClusterMixin, BaseEstimator):
         "cluster_method": [StrOptions({"xi", "dbscan"})],
         "xi": [Interval(Real, 0, 1, closed="neither")],
         "eps": [None, Interval(Real, 0, None, closed="neither")],
-        "min_cluster_size": [None, Interval(Integral, 2, None, closed="left")],
+        "min_cluster_size": [
+            None,
+            Interval(Integral, 2, None, closed="left"),
+            Interval(Real, 0, 1, closed="right"),
+        ],
         "grid_size": [None, Interval(Integral, 1, None, closed="left"), tuple, list],
         "count_share": [Interval(Real, 0, 1, closed="left")],
         "sparse_budget_ratio": [Interval(Real, 0, 1, closed="right")],
@@ -301,19 +312,23 @@ class DPOPTICS(DifferentialPrivacyMixin, ClusterMixin, BaseEstimator):
         n_cells = self.ordering_.size
         if n_cells < 2:  # a xi cluster has at least two cells
             return np.full(n_cells, -1, dtype=np.intp)
-        min_samples = min(max(self.min_samples, 2), n_cells)
-        min_cluster_size = self.min_cluster_size
-        if min_cluster_size is not None and min_cluster_size > n_cells:
-            return np.full(n_cells, -1, dtype=np.intp)  # no cluster can be that large
-        labels, self.cluster_hierarchy_ = cluster_optics_xi(
+        _, hierarchy = cluster_optics_xi(
             reachability=self.reachability_,
             predecessor=self.predecessor_,
             ordering=self.ordering_,
-            min_samples=min_samples,
-            min_cluster_size=min_cluster_size,
+            min_samples=min(max(self.min_samples, 2), n_cells),
+            min_cluster_size=min(3 ** len(self.grid_shape_), n_cells),
             xi=self.xi,
         )
-        return labels
+        # scikit-learn's size filter counts cells; filter on the clusters' noisy weight
+        mass = np.concatenate([[0.0], np.cumsum(self.cell_weights_[self.ordering_])])
+        size = self.min_samples if self.min_cluster_size is None else self.min_cluster_size
+        if isinstance(size, Real) and not isinstance(size, Integral):
+            size = size * mass[-1]
+        self.cluster_hierarchy_ = hierarchy[
+            mass[hierarchy[:, 1] + 1] - mass[hierarchy[:, 0]] >= size
+        ]
+        return _xi_labels(self.ordering_, self.cluster_hierarchy_)
 
     def _release_counts(self, cells, epsilon, rng):
         """Noisy records per cluster and in the noise group, by parallel composition."""
@@ -352,3 +367,15 @@ class DPOPTICS(DifferentialPrivacyMixin, ClusterMixin, BaseEstimator):
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, dtype=np.float64)
         return self._grid_labels[cell_index(self._scaled(X), self.grid_shape_)]
+
+
+def _xi_labels(ordering, clusters):
+    """Labels from xi clusters listed inner first, as scikit-learn's OPTICS assigns them:
+    a cluster takes its cells unless a cluster inside it already has."""
+    labels = np.full(ordering.size, -1, dtype=np.intp)
+    for start, end in clusters:
+        if np.all(labels[start : end + 1] == -1):
+            labels[start : end + 1] = labels.max() + 1
+    out = np.empty_like(labels)
+    out[ordering] = labels
+    return out

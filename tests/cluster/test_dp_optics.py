@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import scipy.sparse as sp
-from sklearn.cluster import OPTICS
+from sklearn.cluster import OPTICS, cluster_optics_xi
 from sklearn.metrics import adjusted_rand_score
 from sklearn.utils._param_validation import InvalidParameterError
 from threadpoolctl import threadpool_limits
@@ -245,6 +245,38 @@ def test_labels_are_predict_on_the_training_data(fitted):
 def test_predict_on_the_cell_centres_is_the_cell_labels(fitted):
     model, _ = fitted
     np.testing.assert_array_equal(model.predict(model.cell_centers_), model.cell_labels_)
+
+
+@pytest.mark.parametrize("records_per_cell", [1, 3])
+@pytest.mark.parametrize("min_cluster_size", [None, 2, 25, 60, 0.05, 0.2])
+def test_xi_size_filter_counts_records_like_sklearn_points(min_cluster_size, records_per_cell):
+    """r records in each occupied cell: s records are ceil(s / r) points (at least 3^d)."""
+    X, _ = blobs(sizes=(120, 60, 30), n_outliers=10)
+    side = 2000  # fine enough that no two points share a cell
+    model = DPOPTICS(
+        bounds=BOUNDS, min_samples=8, grid_size=side, min_cluster_size=min_cluster_size
+    )
+    model.bounds_ = (np.full(2, -10.0), np.full(2, 10.0))
+    model.grid_shape_ = (side, side)
+    cells = grid.cell_index(model._scaled(X), model.grid_shape_)
+    assert np.unique(cells).size == len(X)  # the premise
+    model.cluster_from_histogram(records_per_cell * np.bincount(cells, minlength=side * side))
+    records = 8 if min_cluster_size is None else min_cluster_size
+    if isinstance(records, float):
+        records *= records_per_cell * len(X)
+    # and at least 3**2 cells, the smallest cluster a 2-D grid tells from its own steps
+    in_points = max(9, math.ceil(records / records_per_cell))
+    labels, hierarchy = cluster_optics_xi(
+        reachability=model.reachability_,
+        predecessor=model.predecessor_,
+        ordering=model.ordering_,
+        min_samples=8,
+        min_cluster_size=in_points,
+        xi=0.05,
+    )
+    np.testing.assert_array_equal(model.cluster_hierarchy_, hierarchy)
+    np.testing.assert_array_equal(model.cell_labels_, labels)
+    assert labels.max() >= (0 if min_cluster_size == 0.2 else 1)
 
 
 # the grid is public ------------------------------------------------------------------------
