@@ -5,6 +5,7 @@ from sklearn.base import is_classifier
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from skdp.cluster import DPOPTICS, DPKMeans
+from skdp.frequent_patterns import DPFrequentItemsets
 from skdp.linear_model import (
     FunctionalMechanismClassifier,
     FunctionalMechanismRegressor,
@@ -29,6 +30,7 @@ CHECK_PARAMS = {
     PrivateSVM: {"epsilon": 1e4, "data_norm": 100.0, "C": 100.0},
     DPKMeans: {"epsilon": 1e3, "bounds": (-10.0, 10.0)},
     DPOPTICS: {"epsilon": 10.0, "bounds": (-3.0, 3.0)},
+    DPFrequentItemsets: {"epsilon": 1.0, "top_k": 5, "binarize": 0.5},
 }
 # further configurations of a class that run the same checks
 EXTRA_INSTANCES = [

@@ -28,8 +28,9 @@ def privacy_spent(obj):
         A step that learnt from the data without differential privacy (e.g. a
         ``StandardScaler``) costs ``inf`` and raises a ``PrivacyLeakWarning``. Steps whose
         fit learns nothing from the data cost nothing: stateless ones (e.g.
-        ``FunctionTransformer``) and ``OneHotEncoder`` / ``OrdinalEncoder`` given
-        their ``categories`` (with no ``min_frequency`` or ``max_categories``).
+        ``FunctionTransformer``), ``OneHotEncoder`` / ``OrdinalEncoder`` given
+        their ``categories`` (with no ``min_frequency`` or ``max_categories``) and
+        :class:`~skdp.frequent_patterns.TransactionEncoder` given its ``items``.
 
     Returns
     -------
@@ -113,9 +114,13 @@ def _non_private_cost(estimator):
 
 
 def _encodes_public_categories(estimator):
-    """A one-hot or ordinal encoder whose fitted state is its given category lists."""
+    """An encoder whose fitted state is its given category lists (or transaction items)."""
     from sklearn.preprocessing import OneHotEncoder, OrdinalEncoder
 
+    from skdp.frequent_patterns import TransactionEncoder
+
+    if isinstance(estimator, TransactionEncoder):
+        return estimator.get_params()["items"] is not None
     if not isinstance(estimator, OneHotEncoder | OrdinalEncoder):
         return False
     params = estimator.get_params()

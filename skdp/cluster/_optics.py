@@ -51,8 +51,8 @@ class DPOPTICS(DifferentialPrivacyMixin, ClusterMixin, BaseEstimator):
         As in scikit-learn's ``OPTICS``, in the units of ``X``.
     cluster_method : {"xi", "dbscan"}, default="xi"
         ``"xi"`` runs scikit-learn's steep-area extraction on the cells' reachability
-        and keeps clusters spanning at least ``3**d`` cells (a cell and its
-        neighbours: smaller ones are steps of the grid's distances, not density) and
+        and keeps clusters spanning at least ``2**d`` cells (smaller ones are mostly
+        steps of the grid's quantised distances, such as a blob's core cells) and
         ``min_cluster_size`` records. It needs a grid fine enough for the shapes:
         give a finite ``max_eps`` (the grid then resolves it).
     xi : float in (0, 1), default=0.05
@@ -317,7 +317,7 @@ class DPOPTICS(DifferentialPrivacyMixin, ClusterMixin, BaseEstimator):
             predecessor=self.predecessor_,
             ordering=self.ordering_,
             min_samples=min(max(self.min_samples, 2), n_cells),
-            min_cluster_size=min(3 ** len(self.grid_shape_), n_cells),
+            min_cluster_size=min(2 ** len(self.grid_shape_), n_cells),
             xi=self.xi,
         )
         # scikit-learn's size filter counts cells; filter on the clusters' noisy weight
