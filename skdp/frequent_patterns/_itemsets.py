@@ -73,7 +73,8 @@ class DPFrequentItemsets(DifferentialPrivacyMixin, TransformerMixin, BaseEstimat
     n_measurements : int, default=800
         Rows of the public measurement matrix (``"tdps-measurement"``, ``"tdps-omp"``).
     sparsity : int, default=20
-        Non-zero bins recovered (``"tdps-measurement"``, ``"tdps-omp"``).
+        Non-zero bins recovered (``"tdps-measurement"``, ``"tdps-omp"``); at most the
+        number of bins ``2**|I|`` (and of measurements) are.
     binarize : float or None, default=None
         As in scikit-learn's ``BernoulliNB``: a public threshold, values above it
         mean "item present". None: ``X`` must already hold only 0/1 or booleans.
@@ -211,6 +212,11 @@ class DPFrequentItemsets(DifferentialPrivacyMixin, TransformerMixin, BaseEstimat
                 )
             return X
         if sp.issparse(X):
+            if self.binarize < 0:
+                raise ValueError(
+                    "binarize must be >= 0 for sparse X: its implicit zeros would all "
+                    "become items."
+                )
             X = X.copy()
             X.data = X.data > self.binarize
             X.eliminate_zeros()
@@ -324,4 +330,3 @@ class DPFrequentItemsets(DifferentialPrivacyMixin, TransformerMixin, BaseEstimat
         tags.input_tags.sparse = True
         tags.transformer_tags.preserves_dtype = []  # outputs booleans
         return tags
-

@@ -71,6 +71,19 @@ def bin_atoms(phi):
     return np.stack([superset_sums(row[::-1])[::-1] for row in phi])
 
 
+def _unit_atoms(n_measurements, size):
+    """``Phi``, the non-zero columns of ``Phi Z`` scaled to unit norm, their bins and norms.
+
+    Matching pursuit compares atoms by inner products, which assumes unit norms; the
+    columns of ``Phi Z`` have norms up to ``2**q``. All of it is public.
+    """
+    phi = measurement_matrix(n_measurements, size)
+    atoms = bin_atoms(phi)
+    norms = np.linalg.norm(atoms, axis=0)
+    usable = np.flatnonzero(norms > 1e-12)
+    return phi, atoms[:, usable] / norms[usable], usable, norms[usable]
+
+
 def measurement_release(bins, *, epsilon, rng, max_length, n_measurements, sparsity):
     """The seed's TDPS_LP on the measurements: Laplace on ``y = Phi S``, then OMP.
 
@@ -78,53 +91,55 @@ def measurement_release(bins, *, epsilon, rng, max_length, n_measurements, spars
     ``2**max_length`` ones, so ``||Phi delta||_1 <= sqrt(m) 2**max_length`` (every entry
     of ``Phi`` is ``±1/sqrt(m)``): that is the sensitivity of the
     :func:`~skdp.mechanisms.laplace` release. The recovery (orthogonal matching pursuit
-    of ``sparsity`` bins, scikit-learn's ``orthogonal_mp``) is post-processing.
+    of at most ``sparsity`` bins over the unit-norm atoms, scikit-learn's
+    ``orthogonal_mp``) is post-processing.
     """
     supports = superset_sums(bins).astype(np.float64)
-    phi = measurement_matrix(n_measurements, supports.size)
+    phi, atoms, usable, norms = _unit_atoms(n_measurements, supports.size)
     sensitivity = math.sqrt(n_measurements) * 2**max_length
     noisy = laplace(phi @ supports, sensitivity=sensitivity, epsilon=epsilon, random_state=rng)
-    return superset_sums(orthogonal_mp(bin_atoms(phi), noisy, n_nonzero_coefs=sparsity))
+    n_atoms = min(sparsity, usable.size, n_measurements)
+    recovered = np.zeros(supports.size)
+    recovered[usable] = orthogonal_mp(atoms, noisy, n_nonzero_coefs=n_atoms) / norms
+    return superset_sums(recovered)
 
 
 def omp_release(bins, *, epsilon, rng, max_length, n_measurements, sparsity):
     """The seed's TDPS_EP made private: randomized OMP, then noisy coefficients.
 
-    ``A = Phi Z`` has one column ``a_j`` per bin. Half of ``epsilon`` selects
-    ``sparsity`` atoms, one exponential mechanism each (``epsilon / (2 sparsity)``),
-    scoring atom ``j`` by ``|a_j^T r|``, where ``r = (I - P) y`` is the residual of the
-    least-squares fit on the atoms chosen so far (``P`` projects onto them, a public
-    matrix once they are chosen). One transaction moves ``y`` by ``Phi delta``, of L2
-    norm at most ``2**max_length`` (unit columns), ``r`` by no more, and each score by
-    at most ``max_j ||a_j|| 2**max_length``: the score sensitivity. The seed releases
-    the least-squares coefficients of the clean ``y`` without noise, which is not
-    private; here the other half of ``epsilon`` releases them with
-    :func:`~skdp.mechanisms.laplace`, of L1 sensitivity
-    ``sqrt(s) ||A_L^+||_2 2**max_length`` for the ``s`` chosen atoms ``A_L``.
+    The atoms ``a_j`` are the non-zero columns of ``Phi Z`` (one per bin) scaled to unit
+    norm. Half of ``epsilon`` selects ``s = min(sparsity, #atoms)`` atoms, one
+    exponential mechanism each (``epsilon / (2 s)``), scoring atom ``j`` by
+    ``|a_j^T r|``, where ``r = (I - P) y`` is the residual of the least-squares fit on
+    the atoms chosen so far (``P`` projects onto them, a public matrix once they are
+    chosen). One transaction moves ``y = Phi S`` by ``Phi delta``, of L2 norm at most
+    ``2**max_length`` (unit columns), ``r`` by no more, and each score by at most
+    ``2**max_length``: the score sensitivity. The seed releases the least-squares
+    coefficients of the clean ``y`` without noise, which is not private; here the
+    other half of ``epsilon`` releases them with :func:`~skdp.mechanisms.laplace`, of
+    L1 sensitivity ``sqrt(s) ||A_L^+||_2 2**max_length`` for the chosen atoms ``A_L``.
     """
     supports = superset_sums(bins).astype(np.float64)
-    phi = measurement_matrix(n_measurements, supports.size)
-    atoms = bin_atoms(phi)
+    phi, atoms, usable, norms = _unit_atoms(n_measurements, supports.size)
     y = phi @ supports
     shift = 2.0**max_length
-    score_sensitivity = float(np.linalg.norm(atoms, axis=0).max()) * shift
+    n_atoms = min(sparsity, usable.size)
     chosen = []
     residual = y
-    for _ in range(sparsity):
-        scores = np.abs(atoms.T @ residual)
-        scores[chosen] = -np.inf  # not candidates: the public set of chosen atoms
-        candidates = np.flatnonzero(np.isfinite(scores))
+    for _ in range(n_atoms):
+        candidates = np.setdiff1d(np.arange(usable.size), chosen)
         pick = exponential(
-            scores[candidates], sensitivity=score_sensitivity,
-            epsilon=epsilon / (2 * sparsity), random_state=rng,
+            np.abs(atoms[:, candidates].T @ residual), sensitivity=shift,
+            epsilon=epsilon / (2 * n_atoms), random_state=rng,
         )  # fmt: skip
         chosen.append(int(candidates[pick]))
         fit, *_ = np.linalg.lstsq(atoms[:, chosen], y, rcond=None)
         residual = y - atoms[:, chosen] @ fit
     pseudo_inverse = np.linalg.pinv(atoms[:, chosen])
     sensitivity = math.sqrt(len(chosen)) * np.linalg.norm(pseudo_inverse, 2) * shift
-    noisy_bins = np.zeros(supports.size)
-    noisy_bins[chosen] = laplace(
+    noisy = laplace(
         pseudo_inverse @ y, sensitivity=sensitivity, epsilon=epsilon / 2, random_state=rng
     )
-    return superset_sums(noisy_bins)
+    recovered = np.zeros(supports.size)
+    recovered[usable[chosen]] = noisy / norms[chosen]
+    return superset_sums(recovered)
