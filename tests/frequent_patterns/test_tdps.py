@@ -262,8 +262,6 @@ def test_compressive_releases_are_exact_when_every_bin_is_an_atom(name):
     assert np.abs(noisy - exact).max() > 1
 
 
-
-
 def single_bin_recovered(name, q=6, m=60):
     recovered = []
     for b in range(2**q):
@@ -342,8 +340,6 @@ def test_first_omp_scores_move_by_at_most_the_score_sensitivity(case, m):
     np.testing.assert_allclose(two["value"], np.abs(atoms.T @ moved), rtol=1e-9, atol=1e-9)
     change = np.abs(two["value"] - one["value"])
     assert change.max() <= bound * (1 + 1e-9)
-
-
 
 
 def test_omp_release_survives_a_zero_atom():
