@@ -18,6 +18,8 @@ from skdp.frequent_patterns._bitmask import (
     popcount,
     truncate_masks,
 )
+from skdp.frequent_patterns._privbasis import privbasis_top_k
+from skdp.frequent_patterns._tf import tf_top_k
 from skdp.mechanisms import check_random_state, geometric
 from skdp.utils.validation import EPSILON_CONSTRAINT, RANDOM_STATE_CONSTRAINT
 
@@ -276,9 +278,6 @@ class DPFrequentItemsets(DifferentialPrivacyMixin, TransformerMixin, BaseEstimat
         return found, supports[chosen], supports[0]
 
     def _large_universe(self, X, columns, rng):
-        from skdp.frequent_patterns._privbasis import privbasis_top_k
-        from skdp.frequent_patterns._tf import tf_top_k
-
         split = {
             "n_transactions": N_TRANSACTIONS_SHARE * self.epsilon,
             "itemsets": (1 - N_TRANSACTIONS_SHARE) * self.epsilon,
