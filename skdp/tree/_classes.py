@@ -89,7 +89,9 @@ class DPDecisionTree(DifferentialPrivacyMixin, ClassifierMixin, TransformerMixin
         :class:`~skdp.exceptions.PrivacyLeakWarning`.
     classifier : {"tree", "leaf"}, default="tree"
         Post-processing classifier: a decision tree on the released cells weighted by
-        their (clamped) noisy counts, or the cell's majority backed off to coarser cells.
+        their noisy counts (counts below ``2 / epsilon_counts`` taken as empty, leaves of
+        at least 0.1% of the weight, as C4.5 prunes), or the cell's majority backed off
+        to coarser cells.
     max_cells : int, default=2**20
         Public cap on cells x classes; specializations beyond it are not candidates.
     random_state : None, int or numpy.random.Generator, default=None
@@ -241,15 +243,15 @@ class DPDecisionTree(DifferentialPrivacyMixin, ClassifierMixin, TransformerMixin
         self._cut_history = history
         self._leaf_proba = None
         self._tree = None
+        noise_floor = 2.0 / counts_epsilon  # about the noise's standard deviation x 1.4
         if self.classifier == "leaf":
-            min_count = 2.0 / counts_epsilon  # about the noise's standard deviation x 1.4
             self._leaf_proba = leaf_probabilities(
-                self._columns.attributes, history, counts, min_count
+                self._columns.attributes, history, counts, noise_floor
             )
             return
         positions = cell_positions([len(a.cut) for a in self._columns.attributes])
         seed = int(rng.integers(2**31 - 1))
-        self._tree, self._tree_classes = fit_tree_on_release(positions, counts, seed)
+        self._tree, self._tree_classes = fit_tree_on_release(positions, counts, noise_floor, seed)
 
     def transform(self, X):
         """Generalize ``X`` to the released cuts: each column's concept index in its cut.

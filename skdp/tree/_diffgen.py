@@ -19,7 +19,8 @@ What we changed from the paper (whose code is not DP, see ``algorithms.md`` 1.6)
 points are chosen over a public grid of ``n_split_points`` points of the interval (a
 discretisation of the paper's continuous exponential mechanism that keeps sampling
 exact) instead of data-derived intervals; the sensitivity of InfoGain is ``log2 K``
-rather than 1; noise is exact.
+rather than 1; Max counts the cell-majority hits of the whole table after the
+specialization (see :mod:`skdp.tree._specialization`); noise is exact.
 """
 
 from skdp.accounting import parallel_composition

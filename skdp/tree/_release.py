@@ -72,19 +72,29 @@ def leaf_probabilities(attributes, cut_history, counts, min_count):
     return probabilities
 
 
-def fit_tree_on_release(positions, counts, random_state):
-    """A decision tree on the released cells, weighted by the clamped noisy counts.
+# C4.5-style pruning of the tree on the release: a leaf holds at least this share of the
+# released weight (30 records on Adult); it keeps the tree from memorising noisy cells.
+MIN_LEAF_SHARE = 0.001
+
+
+def fit_tree_on_release(positions, counts, noise_floor, random_state):
+    """A pruned decision tree on the released cells, weighted by their noisy counts.
+
+    Counts at or below ``noise_floor`` are taken as empty: the noise alone puts weight
+    on every cell, and on a large release the empty cells' share would swamp the rest.
 
     Returns ``(tree, present)``: ``present`` are the class indices the tree knows, or
-    ``(None, None)`` when every count is zero.
+    ``(None, None)`` when no count passes the floor.
     """
     n_cells, n_classes = counts.shape
     X = np.repeat(positions, n_classes, axis=0)
     y = np.tile(np.arange(n_classes), n_cells)
     weight = counts.reshape(-1).astype(float)
-    keep = weight > 0
+    keep = weight > noise_floor
     if not keep.any():
         return None, None
-    tree = DecisionTreeClassifier(random_state=random_state)
+    tree = DecisionTreeClassifier(
+        min_weight_fraction_leaf=MIN_LEAF_SHARE, random_state=random_state
+    )
     tree.fit(X[keep], y[keep], sample_weight=weight[keep])
     return tree, tree.classes_

@@ -6,11 +6,16 @@ candidate specializations; the algorithms (``_maxgddp``, ``_diffgen``) choose am
 with a DP selection mechanism and then call :meth:`Specializer.specialize`. Scores:
 
 ``max``
-    ``Max(D, v) = sum over cells P holding v, children c of v: max_k |P_c ∩ class k|``
-    (the seed paper's and DiffGen's Max, summed over the cells so that it measures the
-    accuracy of the cell-majority rule). Adding one record raises exactly one of the
-    counts by one, so every score rises by at most 1 and none falls: sensitivity 1 and
-    *monotone* under add/remove.
+    The number of training records the cell-majority rule classifies correctly after
+    specializing ``v``: ``sum over all cells P of the new cut of max_k |P ∩ class k|``.
+    Cells that do not hold ``v`` are unchanged, so this is the papers' ``Max(D, v) =
+    sum over cells P holding v, children c of v: max_k |P_c ∩ class k|`` plus the
+    correct count of the cells outside ``v``. Adding one record raises exactly one
+    count by one, so every score rises by at most 1 and none falls: sensitivity 1 and
+    *monotone* under add/remove. (The papers' ``Max(D, v)`` alone favours concepts that
+    cover many records over ones that improve the classification: on Iris, after
+    splitting off setosa, the root of an unused attribute scores 67 without gaining
+    anything, the split separating versicolor from virginica 64.)
 ``infogain``
     The class-entropy reduction (bits) of splitting ``v`` inside every cell, weighted by
     the cells' share of the records in ``v``. Always in ``[0, log2 K]``, so its
@@ -32,13 +37,16 @@ def _entropy(counts, axis=-1):
         return total * np.log2(np.where(total > 0, total, 1)) - (counts * logs).sum(axis=axis)
 
 
-def score_counts(counts, score):
-    """Score from the counts of shape ``(cells, children, classes)`` (or ``(..., m, ...)``).
+def majority_gain(counts):
+    """Records the cell majority gains from splitting: counts of shape (cells, children, K)."""
+    return int(counts.max(axis=-1).sum() - counts.sum(axis=1).max(axis=-1).sum())
+
+
+def information_gain(counts):
+    """InfoGain from the counts of shape ``(cells, children, classes)``.
 
     ``counts[g, c, k]``: records of cell ``g`` falling in child ``c`` with class ``k``.
     """
-    if score == "max":
-        return int(counts.max(axis=-1).sum())
     n = counts.sum()
     if n == 0:
         return 0.0
@@ -81,6 +89,7 @@ class Specializer:
             cell = cell * size + attribute.position_of(values)
         self.cell = cell
         self.n_cells = int(np.prod(self.sizes, dtype=np.int64))
+        self.correct = int(self.cell_counts().max(axis=1).sum())  # cell-majority hits
 
     def fits_after(self, a, concept, split=None):
         """Whether specializing ``concept`` of attribute ``a`` keeps cells under the cap."""
@@ -110,8 +119,10 @@ class Specializer:
         child = attribute.child_index(concept, self.encoded[a][inside])
         fanout, k = attribute.fanout(concept), self.n_classes
         flat = (group * fanout + child) * k + self.y[inside]
-        counts = np.bincount(flat, minlength=n_groups * fanout * k)
-        return score_counts(counts.reshape(n_groups, fanout, k), score)
+        counts = np.bincount(flat, minlength=n_groups * fanout * k).reshape(n_groups, fanout, k)
+        if score == "max":
+            return self.correct + majority_gain(counts)
+        return information_gain(counts)
 
     def score_split_points(self, a, concept, points, score):
         """Scores of splitting numeric ``concept`` of attribute ``a`` at each point."""
@@ -135,11 +146,12 @@ class Specializer:
             right = counts.sum(axis=1, keepdims=True) - left
             both = np.stack([left, right], axis=2)  # (groups, m, 2, k)
             if score == "max":
-                scores += both.max(axis=-1).sum(axis=(0, 2))
+                parent = counts.sum(axis=1).max(axis=-1).sum()
+                scores += both.max(axis=-1).sum(axis=(0, 2)) - parent
             else:  # n * H differences, normalised by the records in the concept below
                 scores += _entropy(both.sum(axis=2)).sum(axis=0) - _entropy(both).sum(axis=(0, 2))
         if score == "max":
-            return scores.astype(np.int64)
+            return self.correct + scores.astype(np.int64)
         return scores / inside.sum() if inside.any() else scores
 
     def specialize(self, a, concept, split=None):

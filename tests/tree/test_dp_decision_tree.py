@@ -100,6 +100,31 @@ def test_large_epsilon_recovers_the_non_private_first_split():
     assert accurate.score(X, y) == 1.0
 
 
+def test_max_scores_count_every_cell_so_unused_roots_do_not_win():
+    # after splitting x0 at 4, only the interval [4, 8) still mixes classes 1 and 2; an
+    # untouched root (x1) covers every record and, scored on its own cells only, would
+    # beat the useful split of the narrower interval
+    rng = np.random.default_rng(0)
+    x0 = np.concatenate([rng.uniform(0, 4, 300), rng.uniform(4, 6, 200), rng.uniform(6, 8, 200)])
+    y = np.repeat([0, 1, 2], [300, 200, 200])
+    X = np.column_stack([x0, rng.uniform(0, 8, 700)])
+    attributes = [NumericAttribute(f"x{j}", 0.0, 8.0, 1) for j in range(2)]
+    spec = Specializer(attributes, [X[:, 0], X[:, 1]], y, 3, 2**20)
+    spec.specialize(0, 0, 4.0)
+    found, scores = _maxgddp.candidates(spec, "max")
+    by_candidate = dict(zip(found, scores, strict=True))
+    assert by_candidate[(0, 2, 6.0)] == 700  # both halves pure: every record right
+    assert spec.correct == 500
+    assert by_candidate[(0, 1, 2.0)] == 500  # [0, 4) is pure already: no gain
+    assert spec.correct <= by_candidate[(1, 0, 4.0)] < 520  # noise gains a few at most
+    model = DPDecisionTree(
+        epsilon=1e6, n_levels=2, bounds=(0.0, 8.0), classes=[0, 1, 2], n_split_points=1,
+        random_state=0,
+    ).fit(X, y)  # fmt: skip
+    assert [(c["feature"], c["split"]) for c in model.cuts_] == [("x0", 4.0), ("x0", 6.0)]
+    assert model.score(X, y) == 1.0
+
+
 def test_geometric_level_budgets_follow_the_seed_paper():
     budgets = _maxgddp.level_budgets(1.0, 5, "geometric")
     assert sum(budgets) == pytest.approx(1.0)
