@@ -243,7 +243,9 @@ class DPDecisionTree(DifferentialPrivacyMixin, ClassifierMixin, TransformerMixin
         self._cut_history = history
         self._leaf_proba = None
         self._tree = None
-        noise_floor = 2.0 / counts_epsilon  # about the noise's standard deviation x 1.4
+        # counts under the floor are taken as empty: about the largest noise among the
+        # square root of the number of counts, and at least 1.4 noise standard deviations
+        noise_floor = max(2.0, np.log(counts.size) / 2) / counts_epsilon
         if self.classifier == "leaf":
             self._leaf_proba = leaf_probabilities(
                 self._columns.attributes, history, counts, noise_floor
