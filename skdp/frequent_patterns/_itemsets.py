@@ -77,6 +77,10 @@ class DPFrequentItemsets(DifferentialPrivacyMixin, TransformerMixin, BaseEstimat
     sparsity : int, default=20
         Non-zero bins recovered (``"tdps-measurement"``, ``"tdps-omp"``); at most the
         number of bins ``2**|I|`` (and of measurements) are.
+    min_support : int, default=1
+        ``"tf"`` only: a public floor on the supports TF mines exactly (itemsets below it
+        all count as one block of unmined patterns). Raise it on large, dense item sets
+        when the fit fails because more than two million itemsets would be mined.
     binarize : float or None, default=None
         As in scikit-learn's ``BernoulliNB``: a public threshold, values above it
         mean "item present". None: ``X`` must already hold only 0/1 or booleans.
@@ -139,6 +143,7 @@ class DPFrequentItemsets(DifferentialPrivacyMixin, TransformerMixin, BaseEstimat
         "max_transaction_length": [None, Interval(Integral, 1, None, closed="left")],
         "n_measurements": [Interval(Integral, 1, None, closed="left")],
         "sparsity": [Interval(Integral, 1, None, closed="left")],
+        "min_support": [Interval(Integral, 1, None, closed="left")],
         "binarize": [None, Real],
         "random_state": RANDOM_STATE_CONSTRAINT,
     }
@@ -154,6 +159,7 @@ class DPFrequentItemsets(DifferentialPrivacyMixin, TransformerMixin, BaseEstimat
         max_transaction_length=None,
         n_measurements=800,
         sparsity=20,
+        min_support=1,
         binarize=None,
         random_state=None,
     ):
@@ -165,6 +171,7 @@ class DPFrequentItemsets(DifferentialPrivacyMixin, TransformerMixin, BaseEstimat
         self.max_transaction_length = max_transaction_length
         self.n_measurements = n_measurements
         self.sparsity = sparsity
+        self.min_support = min_support
         self.binarize = binarize
         self.random_state = random_state
 
@@ -288,7 +295,12 @@ class DPFrequentItemsets(DifferentialPrivacyMixin, TransformerMixin, BaseEstimat
         if self.method == "tf":
             length = TF_DEFAULT_LENGTH if self.max_length is None else self.max_length
             found, counts = tf_top_k(
-                X, k=self.top_k, max_length=length, epsilon=split["itemsets"], rng=rng
+                X,
+                k=self.top_k,
+                max_length=length,
+                epsilon=split["itemsets"],
+                rng=rng,
+                min_support=self.min_support,
             )
         else:
             found, counts = privbasis_top_k(X, k=self.top_k, epsilon=split["itemsets"], rng=rng)

@@ -423,6 +423,7 @@ def test_nan_and_inf_raise(value, binarize):
         {"max_transaction_length": 0},
         {"n_measurements": 0},
         {"sparsity": 0},
+        {"min_support": 0},
         {"binarize": "yes"},
         {"items": "bread"},
     ],
@@ -559,3 +560,22 @@ def test_msnbc_top_60_of_ten_categories(msnbc):
         [supports[itemset] / msnbc.shape[0] for itemset in found],
         atol=5e-4,
     )
+
+
+def test_min_support_reaches_tf(monkeypatch):
+    import skdp.frequent_patterns._itemsets as itemsets_module
+
+    seen = {}
+    real = itemsets_module.tf_top_k
+
+    def spy(X, **kwargs):
+        seen.update(kwargs)
+        return real(X, **kwargs)
+
+    monkeypatch.setattr(itemsets_module, "tf_top_k", spy)
+    X = np.random.default_rng(0).random((300, 30)) < 0.2
+    model = DPFrequentItemsets(method="tf", top_k=5, min_support=40, random_state=0).fit(X)
+    assert seen["min_support"] == 40
+    assert len(model.frequent_itemsets_) == 5
+    DPFrequentItemsets(method="tf", top_k=5, random_state=0).fit(X)
+    assert seen["min_support"] == 1
