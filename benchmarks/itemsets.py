@@ -95,10 +95,9 @@ def large_universe(repeats):
                     precision, errors, times = [], [], []
                     for seed in range(repeats):
                         model = DPFrequentItemsets(
-                            epsilon=epsilon, top_k=k, method=method, random_state=seed
-                        )
-                        if method == "tf":
-                            model.set_params(min_support=min_support)
+                            epsilon=epsilon, top_k=k, method=method, min_support=min_support,
+                            random_state=seed,
+                        )  # fmt: skip
                         start = time.perf_counter()
                         model.fit(X)
                         times.append(time.perf_counter() - start)

@@ -27,13 +27,17 @@ from skdp.cluster._grid import (
     uniform_grid_shape,
 )
 from skdp.cluster._lloyd import cluster_sums, noisy_lloyd_step, sphere_packing, su_iterations
-from skdp.cluster._preamble import budget_split, noisy_record_count, public_box
+from skdp.cluster._preamble import (
+    budget_split,
+    declared_bounds,
+    noisy_record_count,
+    public_box,
+)
 from skdp.mechanisms import check_random_state
 from skdp.utils.validation import (
     EPSILON_CONSTRAINT,
     RANDOM_STATE_CONSTRAINT,
     clip_to_bounds,
-    resolve_bounds,
     split_budget,
 )
 
@@ -242,8 +246,7 @@ class DPKMeans(
         X = validate_data(self, X, dtype=np.float64)
         rng = check_random_state(self.random_state)
         n, d = X.shape
-        names = getattr(self, "feature_names_in_", None)
-        resolved = resolve_bounds(self.bounds, d, feature_names=names)
+        resolved = declared_bounds(self, d)
         split = self._budget_shares(resolved is not None)
         with PrivacyLedger() as ledger:
             lower, upper = public_box(X, resolved, split["bounds"], rng)

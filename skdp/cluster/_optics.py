@@ -13,14 +13,18 @@ from skdp.accounting import PrivacyLedger, parallel_composition
 from skdp.base import DifferentialPrivacyMixin
 from skdp.cluster._grid import cell_centres, cell_index, noisy_histogram, norm_sub
 from skdp.cluster._grid import uniform_grid_shape as grid_rule
-from skdp.cluster._preamble import budget_split, noisy_record_count, public_box
+from skdp.cluster._preamble import (
+    budget_split,
+    declared_bounds,
+    noisy_record_count,
+    public_box,
+)
 from skdp.cluster._weighted_optics import weighted_optics
 from skdp.mechanisms import check_random_state, geometric
 from skdp.utils.validation import (
     EPSILON_CONSTRAINT,
     RANDOM_STATE_CONSTRAINT,
     clip_to_bounds,
-    resolve_bounds,
 )
 
 __all__ = ["DPOPTICS"]
@@ -235,8 +239,7 @@ class DPOPTICS(DifferentialPrivacyMixin, ClusterMixin, BaseEstimator):
         X = validate_data(self, X, dtype=np.float64)
         rng = check_random_state(self.random_state)
         n, d = X.shape
-        names = getattr(self, "feature_names_in_", None)
-        resolved = resolve_bounds(self.bounds, d, feature_names=names)
+        resolved = declared_bounds(self, d)
         split = self._budget(resolved is not None)
         with PrivacyLedger() as ledger:
             lower, upper = self.bounds_ = public_box(X, resolved, split["bounds"], rng)

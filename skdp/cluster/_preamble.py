@@ -6,9 +6,15 @@ number of records (when a public rule needs it) and the estimator's own parts.
 
 from skdp.mechanisms import geometric
 from skdp.utils._bounds import BOUNDS_SHARE, estimate_bounds
-from skdp.utils.validation import split_budget
+from skdp.utils.validation import resolve_bounds, split_budget
 
-__all__ = ["N_SAMPLES_SHARE", "budget_split", "noisy_record_count", "public_box"]
+__all__ = [
+    "N_SAMPLES_SHARE",
+    "budget_split",
+    "declared_bounds",
+    "noisy_record_count",
+    "public_box",
+]
 
 # share of epsilon for the noisy number of records, when a rule needs it
 N_SAMPLES_SHARE = 0.05
@@ -47,6 +53,12 @@ def budget_split(epsilon, *, bounds_given, needs_n_samples, parts):
     shares.update({name: rest * share / total for name, share in parts.items()})
     used = split_budget(epsilon, {k: v for k, v in shares.items() if v > 0})
     return {name: used.get(name, 0.0) for name in shares}
+
+
+def declared_bounds(estimator, n_features):
+    """The estimator's public ``bounds`` as ``(lower, upper)`` arrays, or None to estimate."""
+    names = getattr(estimator, "feature_names_in_", None)
+    return resolve_bounds(estimator.bounds, n_features, feature_names=names)
 
 
 def public_box(X, resolved, epsilon, rng):

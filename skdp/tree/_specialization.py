@@ -38,8 +38,14 @@ def _entropy(counts, axis=-1):
 
 
 def majority_gain(counts):
-    """Records the cell majority gains from splitting: counts of shape (cells, children, K)."""
-    return int(counts.max(axis=-1).sum() - counts.sum(axis=1).max(axis=-1).sum())
+    """Records the cell majority gains from splitting, summed over the cells.
+
+    ``counts`` has shape ``(cells, [split points,] children, classes)``; the result has
+    one entry per split point (a scalar without that axis).
+    """
+    after = counts.max(axis=-1).sum(axis=-1)
+    before = counts.sum(axis=-2).max(axis=-1)
+    return (after - before).sum(axis=0)
 
 
 def information_gain(counts):
@@ -121,7 +127,7 @@ class Specializer:
         flat = (group * fanout + child) * k + self.y[inside]
         counts = np.bincount(flat, minlength=n_groups * fanout * k).reshape(n_groups, fanout, k)
         if score == "max":
-            return self.correct + majority_gain(counts)
+            return self.correct + int(majority_gain(counts))
         return information_gain(counts)
 
     def score_split_points(self, a, concept, points, score):
@@ -146,8 +152,7 @@ class Specializer:
             right = counts.sum(axis=1, keepdims=True) - left
             both = np.stack([left, right], axis=2)  # (groups, m, 2, k)
             if score == "max":
-                parent = counts.sum(axis=1).max(axis=-1).sum()
-                scores += both.max(axis=-1).sum(axis=(0, 2)) - parent
+                scores += majority_gain(both)
             else:  # n * H differences, normalised by the records in the concept below
                 scores += _entropy(both.sum(axis=2)).sum(axis=0) - _entropy(both).sum(axis=(0, 2))
         if score == "max":
