@@ -45,7 +45,10 @@ def _c45_like(task, seed):
     # the papers' baseline is C4.5 on the raw data: an entropy tree, pruned C4.5-style by
     # leaves of at least 0.2% of the training rows (60 on Adult, 1 on Iris)
     encode = make_column_transformer(
-        (OrdinalEncoder(), task.public.get("categorical_features", [])),
+        (
+            OrdinalEncoder(handle_unknown="use_encoded_value", unknown_value=-1),
+            task.public.get("categorical_features", []),
+        ),
         remainder="passthrough",
     )
     tree = DecisionTreeClassifier(criterion="entropy", min_samples_leaf=0.002, random_state=seed)
