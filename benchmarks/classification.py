@@ -55,6 +55,19 @@ def _c45_like(task, seed):
     return make_pipeline(encode, tree)
 
 
+def _diffprivlib_tree(task, epsilon, seed):
+    from diffprivlib.models import DecisionTreeClassifier as DiffprivlibTree
+
+    lower, upper = encoded_bounds(task)
+    model = DiffprivlibTree(
+        epsilon=epsilon,
+        bounds=(lower, upper),
+        classes=task.public["classes"],
+        random_state=seed,
+    )
+    return encoded(task, model)
+
+
 ENTRIES = [
     Entry(
         name=f"DPDecisionTree({algorithm})",
@@ -62,6 +75,7 @@ ENTRIES = [
         private=_tree(algorithm),
         baseline=_c45_like,
         baseline_name="DecisionTreeClassifier",
+        diffprivlib=_diffprivlib_tree if algorithm == "maxgddp" else None,
         supports=lambda task: task.X_train.shape[1] > 0,
     )
     for algorithm in ("maxgddp", "diffgen")

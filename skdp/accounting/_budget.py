@@ -73,7 +73,29 @@ def _increase(new, old):
 
 @dataclass(frozen=True)
 class Spend:
-    """One mechanism call as a ledger saw it."""
+    """One mechanism call as a ledger saw it.
+
+    The entries of :attr:`skdp.PrivacyLedger.entries` are ``Spend`` records, in the order
+    of the calls.
+
+    Parameters
+    ----------
+    mechanism : str
+        The name the mechanism reported (``"laplace"``, ``"geometric"``, ...).
+    epsilon : float
+        The epsilon the call spent.
+    delta : float, default=0.0
+        The delta the call spent.
+
+    Examples
+    --------
+    >>> from skdp import PrivacyLedger
+    >>> from skdp.mechanisms import laplace
+    >>> with PrivacyLedger() as ledger:
+    ...     noisy = laplace(3.0, sensitivity=1, epsilon=0.5, random_state=0)
+    >>> ledger.entries
+    (Spend(mechanism='laplace', epsilon=0.5, delta=0.0),)
+    """
 
     mechanism: str
     epsilon: float

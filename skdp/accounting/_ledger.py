@@ -48,6 +48,26 @@ def record_spend(epsilon, delta=0.0, *, mechanism):
         The delta the call spends.
     mechanism : str
         The mechanism's name, kept in the ledger's entries.
+
+    Raises
+    ------
+    BudgetExceededError
+        When the spend would take an active :class:`BudgetAccountant` past its cap;
+        nothing is recorded then.
+
+    Examples
+    --------
+    A mechanism written outside skdp reports its spend before it draws its noise:
+
+    >>> from skdp import PrivacyLedger
+    >>> from skdp.accounting import record_spend
+    >>> with PrivacyLedger() as ledger:
+    ...     record_spend(0.25, mechanism="my_mechanism")
+    ...     record_spend(0.5, 1e-6, mechanism="my_mechanism")
+    >>> ledger.total
+    PrivacyBudget(epsilon=0.75, delta=1e-06)
+    >>> len(ledger.entries)
+    2
     """
     spend = PrivacyBudget(epsilon, delta)
     plan, child_total, frame = [], None, _ACTIVE.get()
@@ -148,6 +168,13 @@ def parallel_composition() -> Iterator[_ParallelGroup]:
     disjoint from the others, and the partition is public or was itself released
     earlier under differential privacy. The block costs the maximum over its branches.
 
+    Yields
+    ------
+    group : object
+        Its ``group.branch()`` context manager groups several calls that act on the
+        same part of the data (they compose sequentially within the branch), and
+        ``group.total`` is the block's spend so far, a :class:`PrivacyBudget`.
+
     Examples
     --------
     >>> from skdp import PrivacyLedger
@@ -186,6 +213,15 @@ class BudgetAccountant:
         The cap on the total epsilon.
     delta : float, default=0.0
         The cap on the total delta.
+
+    Attributes
+    ----------
+    cap : PrivacyBudget
+        ``PrivacyBudget(epsilon, delta)``.
+    spent : PrivacyBudget
+        The total spent so far, including an open ``with`` block.
+    remaining : PrivacyBudget
+        What may still be spent.
 
     Examples
     --------

@@ -35,6 +35,7 @@ def privacy_spent(obj):
     Returns
     -------
     PrivacyBudget
+        The composed (epsilon, delta) spent.
 
     Examples
     --------

@@ -72,6 +72,7 @@ class DPKMeans(
     Parameters
     ----------
     n_clusters : int, default=8
+        Number of clusters (public).
     epsilon : float, default=1.0
         Privacy budget (> 0).
     bounds : None, tuple, dict or (lower, upper) arrays, default=None

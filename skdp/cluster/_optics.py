@@ -44,6 +44,7 @@ class DPOPTICS(DifferentialPrivacyMixin, ClusterMixin, BaseEstimator):
     Parameters
     ----------
     epsilon : float, default=1.0
+        Privacy budget of the whole fit (> 0).
     bounds : None, tuple, dict or (lower, upper) arrays, default=None
         Public box holding the data; values outside are clipped with a
         :class:`~skdp.exceptions.ClippingWarning`. None spends ``0.1 epsilon``
@@ -60,6 +61,8 @@ class DPOPTICS(DifferentialPrivacyMixin, ClusterMixin, BaseEstimator):
         ``min_cluster_size`` records. It needs a grid fine enough for the shapes:
         give a finite ``max_eps`` (the grid then resolves it).
     xi : float in (0, 1), default=0.05
+        Minimum steepness of the reachability plot that bounds a cluster, as in
+        scikit-learn's ``OPTICS`` (``cluster_method="xi"`` only).
     eps : float or None, default=None
         For ``"dbscan"``: the reachability cut (None: ``max_eps``), raised to the cell
         diagonal when the grid is coarser, so that touching cells connect.
@@ -83,13 +86,15 @@ class DPOPTICS(DifferentialPrivacyMixin, ClusterMixin, BaseEstimator):
         largest epsilon: a ratio below 1 adds noise to sparse clusters and saves
         nothing (measured: ``python -m benchmarks optics_counts``).
     random_state : None, int or numpy.random.Generator, default=None
+        None draws from a fresh cryptographically secure generator; an int gives
+        reproducible fits for experiments (not for releases).
 
     Attributes
     ----------
     labels_ : ndarray of shape (n_samples,)
         Cluster of each training point's cell (-1: noise): the private model applied
         to the training points; publishing them is not covered by the guarantee.
-    histogram_ : ndarray of shape grid_shape_
+    histogram_ : ndarray of shape ``grid_shape_``
         The released noisy cell counts.
     cell_centers_, cell_weights_ : ndarray
         Centres (units of ``X``) and Norm-Sub weights of the occupied cells, the

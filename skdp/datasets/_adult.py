@@ -113,6 +113,25 @@ def fetch_adult(
     OSError
         When a file is missing and cannot be downloaded, or fails its checksum; the
         message says where to put it.
+
+    Examples
+    --------
+    >>> from skdp.datasets import fetch_adult
+    >>> adult = fetch_adult()
+    >>> adult.data.shape
+    (48842, 14)
+    >>> adult.data[["age", "education", "sex", "hours-per-week"]].head(3)
+       age  education   sex  hours-per-week
+    0   39  Bachelors  Male              40
+    1   50  Bachelors  Male              13
+    2   38    HS-grad  Male              40
+    >>> adult.target.value_counts().to_dict()
+    {'<=50K': 37155, '>50K': 11687}
+    >>> adult.categories["sex"]  # documented in adult.names: public
+    ['Female', 'Male']
+    >>> X, y = fetch_adult(subset="test", drop_missing=True, return_X_y=True)
+    >>> X.shape
+    (15060, 14)
     """
     check_subset(subset)
     data_home = get_data_home(data_home)

@@ -78,6 +78,16 @@ def get_data_home(data_home=None):
     -------
     data_home : pathlib.Path
         The folder (it exists when this returns).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from skdp.datasets import get_data_home
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     home = get_data_home(Path(tmp) / "skdp_data")
+    ...     print(home.name, home.is_dir())
+    skdp_data True
     """
     if data_home is None:
         data_home = os.environ.get("SKDP_DATA_HOME") or Path("~", "skdp_data")

@@ -149,6 +149,22 @@ def fetch_german_credit(
     OSError
         When the file is missing and cannot be downloaded, or fails its checksum; the
         message says where to put it.
+
+    Examples
+    --------
+    >>> from skdp.datasets import fetch_german_credit
+    >>> german = fetch_german_credit()
+    >>> german.data.shape
+    (1000, 20)
+    >>> german.data[["duration_months", "purpose", "credit_amount", "housing"]].head(3)
+       duration_months purpose  credit_amount housing
+    0                6     A43           1169    A152
+    1               48     A43           5951    A152
+    2               12     A46           2096    A152
+    >>> german.code_meanings["housing"]
+    {'A151': 'rent', 'A152': 'own', 'A153': 'for free'}
+    >>> german.target.value_counts().to_dict()
+    {'good': 700, 'bad': 300}
     """
     data_home = get_data_home(data_home)
     path = fetch_file(GERMAN_DATA, data_home, download_if_missing)

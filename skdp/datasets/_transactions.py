@@ -149,6 +149,17 @@ def fetch_msnbc(*, data_home=None, as_frame=False, download_if_missing=True):
     OSError
         When the file is missing and cannot be downloaded, or fails its checksum; the
         message says where to put it.
+
+    Examples
+    --------
+    >>> from skdp.datasets import fetch_msnbc
+    >>> msnbc = fetch_msnbc()
+    >>> msnbc.data.shape, msnbc.data.dtype
+    ((989818, 17), dtype('bool'))
+    >>> msnbc.feature_names[:5]
+    ['frontpage', 'news', 'tech', 'local', 'opinion']
+    >>> [[msnbc.feature_names[j] for j in session.indices] for session in msnbc.data[:3]]
+    [['frontpage'], ['news'], ['news', 'tech', 'local']]
     """
     path = fetch_file(MSNBC_SEQ, get_data_home(data_home), download_if_missing)
     with gzip.open(path, "rb") as f:
@@ -211,6 +222,17 @@ def fetch_fimi(name, *, data_home=None, as_frame=False, download_if_missing=True
     OSError
         When the file is missing and cannot be downloaded, or fails its checksum; the
         message says where to put it.
+
+    Examples
+    --------
+    >>> from skdp.datasets import fetch_fimi
+    >>> mushroom = fetch_fimi("mushroom")
+    >>> mushroom.data.shape
+    (8124, 119)
+    >>> mushroom.feature_names[:5]
+    ['1', '2', '3', '4', '5']
+    >>> mushroom.data[0].nnz  # items in the first transaction
+    23
     """
     if not isinstance(name, str) or name not in FIMI_SHA256:
         raise ValueError(f"Unknown FIMI dataset {name!r}; valid names: {', '.join(FIMI_SHA256)}.")

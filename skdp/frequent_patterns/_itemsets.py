@@ -45,6 +45,7 @@ class DPFrequentItemsets(DifferentialPrivacyMixin, TransformerMixin, BaseEstimat
     Parameters
     ----------
     epsilon : float, default=1.0
+        Privacy budget of the whole fit (> 0).
     top_k : int, default=100
         Number of itemsets released.
     method : {"tdps-bins", "tdps-signal", "tdps-measurement", "tdps-omp", "tf", \
@@ -85,6 +86,8 @@ class DPFrequentItemsets(DifferentialPrivacyMixin, TransformerMixin, BaseEstimat
         As in scikit-learn's ``BernoulliNB``: a public threshold, values above it
         mean "item present". None: ``X`` must already hold only 0/1 or booleans.
     random_state : None, int or numpy.random.Generator, default=None
+        None draws from a fresh cryptographically secure generator; an int gives
+        reproducible fits for experiments (not for releases).
 
     Attributes
     ----------

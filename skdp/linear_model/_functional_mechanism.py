@@ -227,8 +227,12 @@ class FunctionalMechanismClassifier(
 
     Parameters
     ----------
-    epsilon, bounds, fit_intercept, random_state
-        As for :class:`FunctionalMechanismRegressor`.
+    epsilon : float, default=1.0
+        Privacy budget of the whole fit.
+    bounds : None, tuple, dict or (lower, upper) arrays, default=None
+        Public feature bounds, as for :class:`FunctionalMechanismRegressor`.
+    fit_intercept : bool, default=True
+        Fit an (unpenalised) intercept, as for :class:`FunctionalMechanismRegressor`.
     classes : None or array-like, default=None
         The public class labels. None takes them from ``y`` with a
         :class:`~skdp.exceptions.PrivacyLeakWarning`.
@@ -236,6 +240,8 @@ class FunctionalMechanismClassifier(
         Ridge ``lambda |w|^2`` on the slopes, added to the summed Taylor objective in
         the scaled units. "auto": five standard deviations of the noise on a
         released quadratic coefficient (the authors' rule). Post-processing.
+    random_state : None, int or numpy.random.Generator, default=None
+        As for :class:`FunctionalMechanismRegressor`.
 
     Attributes
     ----------

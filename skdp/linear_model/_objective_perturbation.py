@@ -107,6 +107,7 @@ class ObjectivePerturbationLogistic(
         it with a :class:`~skdp.exceptions.ClippingWarning`. Required: ``None`` raises,
         as the bound must not be read from the data.
     fit_intercept : bool, default=True
+        Fit an intercept (a regularised constant feature inside the norm bound).
     classes : array-like, default=None
         The public class labels. ``None`` takes them from ``y`` with a
         :class:`~skdp.exceptions.PrivacyLeakWarning`.

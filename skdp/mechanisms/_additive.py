@@ -44,6 +44,7 @@ def lattice_step(sensitivity, size, epsilon=None):
     Parameters
     ----------
     sensitivity : float
+        The sensitivity of the release (> 0).
     size : int
         Number of values released together.
     epsilon : float, optional
@@ -52,6 +53,7 @@ def lattice_step(sensitivity, size, epsilon=None):
     Returns
     -------
     float
+        The lattice step ``g``, a power of two.
 
     Examples
     --------

@@ -29,6 +29,7 @@ def check_random_state(random_state=None):
     Returns
     -------
     numpy.random.Generator
+        The generator to draw the noise from.
 
     Examples
     --------

@@ -116,8 +116,9 @@ _PARAMETERS_DOC = """scores : array-like of shape (n_candidates,)
         Privacy budget spent (> 0).
     monotonic : bool, default=False
         True only if, between any two neighbouring datasets, all scores move in the
-        same direction (e.g. counts under add/remove of one record). Halves the noise.
-    random_state : None, int or numpy.random.Generator, default=None
+        same direction (e.g. counts under add/remove of one record). Halves the noise."""
+
+_RANDOM_STATE_DOC = """random_state : None, int or numpy.random.Generator, default=None
         See :func:`check_random_state`; ``None`` for real releases."""
 
 _RETURNS_DOC = """Returns
@@ -138,6 +139,7 @@ def exponential(scores, *, sensitivity, epsilon, monotonic=False, random_state=N
     Parameters
     ----------
     {parameters}
+    {random_state}
 
     {returns}
 
@@ -165,6 +167,7 @@ def permute_and_flip(scores, *, sensitivity, epsilon, monotonic=False, random_st
     Parameters
     ----------
     {parameters}
+    {random_state}
 
     {returns}
 
@@ -209,6 +212,7 @@ def report_noisy_max(
     {parameters}
     noise : {{"exponential", "laplace", "gumbel"}}, default="exponential"
         The noise added to the scores.
+    {random_state}
 
     {returns}
 
@@ -227,4 +231,6 @@ def report_noisy_max(
 
 
 for _function in (exponential, permute_and_flip, report_noisy_max):
-    _function.__doc__ = _function.__doc__.format(parameters=_PARAMETERS_DOC, returns=_RETURNS_DOC)
+    _function.__doc__ = _function.__doc__.format(
+        parameters=_PARAMETERS_DOC, random_state=_RANDOM_STATE_DOC, returns=_RETURNS_DOC
+    )

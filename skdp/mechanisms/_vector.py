@@ -75,6 +75,7 @@ def l2_laplace_noise(dimension, *, sensitivity, epsilon, random_state=None):
     Returns
     -------
     ndarray of shape (dimension,)
+        The noise vector.
 
     Examples
     --------

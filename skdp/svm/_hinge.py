@@ -22,7 +22,28 @@ _ROUNDING = 1e-13
 
 
 class SolverCertificateError(RuntimeError):
-    """The solver could not prove its answer close enough to the exact minimiser."""
+    """The solver could not prove its answer close enough to the exact minimiser.
+
+    Raised by :class:`~skdp.svm.PrivateSVM` (``mechanism="output"``) before any noise
+    is drawn, so nothing is released. A larger ``tol`` makes the certificate easier to
+    obtain (the noise grows by the same factor); rescaling the data can also help.
+
+    Examples
+    --------
+    A ``tol`` far below the solver's floating-point accuracy cannot be certified:
+
+    >>> from sklearn.datasets import make_classification
+    >>> from skdp.svm import PrivateSVM, SolverCertificateError
+    >>> X, y = make_classification(n_samples=100, n_features=4, random_state=0)
+    >>> model = PrivateSVM(C=0.1, data_norm=10.0, classes=[0, 1], tol=1e-12, random_state=0)
+    >>> try:
+    ...     model.fit(X, y)
+    ... except SolverCertificateError:
+    ...     print("no certificate: nothing was released")
+    no certificate: nothing was released
+    >>> model.set_params(tol=0.01).fit(X, y).privacy_spent_.epsilon
+    1.0
+    """
 
 
 def _primal(w, rows, sign, C):

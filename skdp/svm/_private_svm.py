@@ -65,6 +65,8 @@ class PrivateSVM(DifferentialPrivacyMixin, LinearDecisionMixin, ClassifierMixin,
         ``epsilon = 1``, 0.774 at C = 0.01, 0.764 at 0.1, the majority class at 0.001;
         objective perturbation is less sensitive (0.840 at C = 0.1, 0.830 at 1).
     kernel : {"linear", "rbf"}, default="linear"
+        A linear SVM on the clipped rows of ``X``, or the RBF kernel approximated by
+        random Fourier features.
     gamma : float, default=1.0
         RBF kernel ``exp(-gamma ||x - x'||^2)`` in the units of ``X``; public. There is
         no ``"scale"`` option: it reads the variance of the data.
@@ -72,6 +74,8 @@ class PrivateSVM(DifferentialPrivacyMixin, LinearDecisionMixin, ClassifierMixin,
         Number of random features for ``kernel="rbf"``: cosine and sine of
         ``ceil(n_components / 2)`` random frequencies (an odd number gets one more).
     mechanism : {"output", "objective"}, default="output"
+        Perturb the exact hinge-loss minimiser, or minimise a Huber loss plus a random
+        linear term (Notes).
     noise : {"l2", "laplace"}, default="l2"
         Output perturbation's noise: L2 Laplace (density ``exp(-epsilon ||b|| / Delta)``,
         :func:`~skdp.mechanisms.l2_laplace`) or i.i.d. Laplace per weight at the L1
@@ -86,6 +90,7 @@ class PrivateSVM(DifferentialPrivacyMixin, LinearDecisionMixin, ClassifierMixin,
         :class:`~skdp.exceptions.ClippingWarning`). Not used by ``kernel="rbf"``,
         whose features have norm 1 whatever ``X`` is.
     fit_intercept : bool, default=True
+        Fit an intercept, as a regularised constant feature (Notes).
     classes : array-like, default=None
         The public class labels. ``None`` takes them from ``y`` with a
         :class:`~skdp.exceptions.PrivacyLeakWarning`.

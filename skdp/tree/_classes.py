@@ -60,6 +60,7 @@ class DPDecisionTree(DifferentialPrivacyMixin, ClassifierMixin, TransformerMixin
         split point, geometric level budgets. DiffGen: exponential mechanism, one split
         point per interval, the paper's budget split.
     epsilon : float, default=1.0
+        Privacy budget of the whole fit (> 0).
     n_levels : int, default=10
         Number of specializations ``h``.
     utility : {"max", "infogain"}, default="max"
@@ -95,6 +96,8 @@ class DPDecisionTree(DifferentialPrivacyMixin, ClassifierMixin, TransformerMixin
     max_cells : int, default=2**20
         Public cap on cells x classes; specializations beyond it are not candidates.
     random_state : None, int or numpy.random.Generator, default=None
+        None draws from a fresh cryptographically secure generator; an int gives
+        reproducible fits for experiments (not for releases).
 
     Attributes
     ----------

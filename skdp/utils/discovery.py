@@ -30,6 +30,7 @@ def all_estimators(type_filter=None):
     Returns
     -------
     list of (str, type)
+        Class names and classes, sorted by name.
 
     Examples
     --------

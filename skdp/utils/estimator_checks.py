@@ -39,6 +39,37 @@ def make_check_data(estimator, n_samples=200, n_features=3, random_state=0):
 
     An estimator that needs other data defines ``_skdp_check_data(self)`` returning
     ``(X, y)``.
+
+    Parameters
+    ----------
+    estimator : estimator instance
+        Its kind (classifier, regressor, other) sets ``y``.
+    n_samples : int, default=200
+        Number of rows of ``X``.
+    n_features : int, default=3
+        Number of columns of ``X``.
+    random_state : int, default=0
+        Seed of the data.
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, n_features)
+        Uniform on ``[0, 1]``.
+    y : ndarray of shape (n_samples,) or None
+        Labels ``0``/``1`` (``x0 + x1 > 1``) for a classifier, a noisy linear target
+        in ``[0, 0.85]`` for a regressor, None otherwise.
+
+    Examples
+    --------
+    >>> from skdp.cluster import DPKMeans
+    >>> from skdp.linear_model import FunctionalMechanismRegressor
+    >>> from skdp.utils.estimator_checks import make_check_data
+    >>> X, y = make_check_data(FunctionalMechanismRegressor(), n_samples=50)
+    >>> X.shape, y.shape
+    ((50, 3), (50,))
+    >>> X, y = make_check_data(DPKMeans())
+    >>> X.shape, y is None
+    ((200, 3), True)
     """
     if hasattr(estimator, "_skdp_check_data"):
         return estimator._skdp_check_data()
@@ -68,7 +99,30 @@ def _fitted_state(estimator):
 
 
 def check_ledger_equals_epsilon(estimator):
-    """The mechanisms called during ``fit`` spend exactly ``epsilon``, as recorded."""
+    """The mechanisms called during ``fit`` spend exactly ``epsilon``, as recorded.
+
+    Parameters
+    ----------
+    estimator : estimator instance
+        An unfitted skdp estimator, seeded and configured for the test. It is
+        fitted in place.
+
+    Raises
+    ------
+    AssertionError
+        When ``fit`` calls no mechanism, the ledger's total is not ``epsilon``, or
+        ``privacy_spent_`` differs from it.
+
+    Examples
+    --------
+    >>> from skdp.linear_model import FunctionalMechanismRegressor
+    >>> from skdp.utils.estimator_checks import check_ledger_equals_epsilon
+    >>> model = FunctionalMechanismRegressor(
+    ...     epsilon=1.0, bounds=(0.0, 1.0), bounds_y=(0.0, 1.0), random_state=0)
+    >>> check_ledger_equals_epsilon(model)  # passes: no output
+    >>> model.privacy_spent_
+    PrivacyBudget(epsilon=1.0, delta=0.0)
+    """
     X, y = make_check_data(estimator)
     with PrivacyLedger() as ledger:
         _fit(estimator, X, y)
@@ -80,7 +134,29 @@ def check_ledger_equals_epsilon(estimator):
 
 
 def check_privacy_metadata(estimator):
-    """``privacy_spent_`` is a PrivacyBudget; ``epsilon_split_`` adds up to ``epsilon``."""
+    """``privacy_spent_`` is a PrivacyBudget; ``epsilon_split_`` adds up to ``epsilon``.
+
+    Parameters
+    ----------
+    estimator : estimator instance
+        An unfitted skdp estimator, seeded and configured for the test. It is
+        fitted in place.
+
+    Raises
+    ------
+    AssertionError
+        When either attribute is missing or wrong after ``fit``.
+
+    Examples
+    --------
+    >>> from skdp.linear_model import FunctionalMechanismRegressor
+    >>> from skdp.utils.estimator_checks import check_privacy_metadata
+    >>> model = FunctionalMechanismRegressor(
+    ...     epsilon=1.0, bounds=(0.0, 1.0), bounds_y=(0.0, 1.0), random_state=0)
+    >>> check_privacy_metadata(model)  # passes: no output
+    >>> model.epsilon_split_
+    {'bounds': 0.0, 'moments': 1.0}
+    """
     X, y = make_check_data(estimator)
     _fit(estimator, X, y)
     assert isinstance(estimator.privacy_spent_, PrivacyBudget)
@@ -90,7 +166,29 @@ def check_privacy_metadata(estimator):
 
 
 def check_params_not_mutated(estimator):
-    """``fit`` leaves every constructor parameter exactly as the user set it."""
+    """``fit`` leaves every constructor parameter exactly as the user set it.
+
+    Parameters
+    ----------
+    estimator : estimator instance
+        An unfitted skdp estimator, seeded and configured for the test. It is
+        fitted in place.
+
+    Raises
+    ------
+    AssertionError
+        When ``get_params(deep=True)`` changed during ``fit``.
+
+    Examples
+    --------
+    >>> from skdp.linear_model import FunctionalMechanismRegressor
+    >>> from skdp.utils.estimator_checks import check_params_not_mutated
+    >>> model = FunctionalMechanismRegressor(
+    ...     epsilon=1.0, bounds=(0.0, 1.0), bounds_y=(0.0, 1.0), random_state=0)
+    >>> check_params_not_mutated(model)  # passes: no output
+    >>> model.get_params()["bounds"]
+    (0.0, 1.0)
+    """
     X, y = make_check_data(estimator)
     before = joblib.hash(estimator.get_params(deep=True))
     _fit(estimator, X, y)
@@ -98,7 +196,29 @@ def check_params_not_mutated(estimator):
 
 
 def check_inputs_not_mutated(estimator):
-    """Neither ``fit`` nor prediction writes into the arrays passed in."""
+    """Neither ``fit`` nor prediction writes into the arrays passed in.
+
+    Parameters
+    ----------
+    estimator : estimator instance
+        An unfitted skdp estimator, seeded and configured for the test. It is
+        fitted in place.
+
+    Raises
+    ------
+    AssertionError
+        When ``X`` or ``y`` was modified.
+
+    Examples
+    --------
+    >>> from skdp.linear_model import FunctionalMechanismRegressor
+    >>> from skdp.utils.estimator_checks import check_inputs_not_mutated
+    >>> model = FunctionalMechanismRegressor(
+    ...     epsilon=1.0, bounds=(0.0, 1.0), bounds_y=(0.0, 1.0), random_state=0)
+    >>> check_inputs_not_mutated(model)  # passes: no output
+    >>> model.coef_.shape
+    (3,)
+    """
     X, y = make_check_data(estimator)
     X_copy, y_copy = copy.deepcopy(X), copy.deepcopy(y)
     _fit(estimator, X, y)
@@ -109,7 +229,29 @@ def check_inputs_not_mutated(estimator):
 
 
 def check_seed_reproducible(estimator):
-    """Two fits with the same integer seed give the same model and predictions."""
+    """Two fits with the same integer seed give the same model and predictions.
+
+    Parameters
+    ----------
+    estimator : estimator instance
+        An unfitted skdp estimator, seeded and configured for the test. It is not
+        modified: the fits are made on clones.
+
+    Raises
+    ------
+    AssertionError
+        When the two fitted states or their outputs differ.
+
+    Examples
+    --------
+    >>> from skdp.linear_model import FunctionalMechanismRegressor
+    >>> from skdp.utils.estimator_checks import check_seed_reproducible
+    >>> model = FunctionalMechanismRegressor(
+    ...     epsilon=1.0, bounds=(0.0, 1.0), bounds_y=(0.0, 1.0), random_state=0)
+    >>> check_seed_reproducible(model)  # passes: no output
+    >>> hasattr(model, "coef_")  # the fits were made on clones
+    False
+    """
     X, y = make_check_data(estimator)
     first = _fit(clone(estimator).set_params(random_state=7), X, y)
     second = _fit(clone(estimator).set_params(random_state=7), X, y)
@@ -124,6 +266,29 @@ def check_unseeded_fits_differ(estimator, attempts=5):
 
     Discrete noise at a large epsilon can repeat by chance, so up to ``attempts``
     further fits may be compared with the first; one must differ.
+
+    Parameters
+    ----------
+    estimator : estimator instance
+        An unfitted skdp estimator, configured for the test. It is not modified: the
+        fits are made on clones with ``random_state=None``.
+    attempts : int, default=5
+        How many further fits may be compared with the first.
+
+    Raises
+    ------
+    AssertionError
+        When all ``attempts + 1`` fits gave the same fitted state.
+
+    Examples
+    --------
+    >>> from skdp.linear_model import FunctionalMechanismRegressor
+    >>> from skdp.utils.estimator_checks import check_unseeded_fits_differ
+    >>> model = FunctionalMechanismRegressor(
+    ...     epsilon=1.0, bounds=(0.0, 1.0), bounds_y=(0.0, 1.0), random_state=0)
+    >>> check_unseeded_fits_differ(model)  # passes: no output
+    >>> hasattr(model, "coef_")  # the fits were made on clones
+    False
     """
     X, y = make_check_data(estimator)
     first = joblib.hash(_fitted_state(_fit(clone(estimator).set_params(random_state=None), X, y)))
@@ -137,7 +302,29 @@ def check_unseeded_fits_differ(estimator, attempts=5):
 
 
 def check_pickle_roundtrip(estimator):
-    """A fitted estimator survives pickling with the same state and predictions."""
+    """A fitted estimator survives pickling with the same state and predictions.
+
+    Parameters
+    ----------
+    estimator : estimator instance
+        An unfitted skdp estimator, seeded and configured for the test. It is
+        fitted in place.
+
+    Raises
+    ------
+    AssertionError
+        When the unpickled copy has another fitted state or other outputs.
+
+    Examples
+    --------
+    >>> from skdp.linear_model import FunctionalMechanismRegressor
+    >>> from skdp.utils.estimator_checks import check_pickle_roundtrip
+    >>> model = FunctionalMechanismRegressor(
+    ...     epsilon=1.0, bounds=(0.0, 1.0), bounds_y=(0.0, 1.0), random_state=0)
+    >>> check_pickle_roundtrip(model)  # passes: no output
+    >>> model.privacy_spent_.epsilon
+    1.0
+    """
     X, y = make_check_data(estimator)
     _fit(estimator, X, y)
     restored = pickle.loads(pickle.dumps(estimator))
@@ -148,7 +335,27 @@ def check_pickle_roundtrip(estimator):
 
 
 def skdp_checks():
-    """All of skdp's estimator checks, in order."""
+    """All of skdp's estimator checks, in order.
+
+    Returns
+    -------
+    checks : list of callable
+        Each takes an estimator instance and raises ``AssertionError`` when it fails.
+
+    Examples
+    --------
+    >>> from sklearn.base import clone
+    >>> from skdp.linear_model import FunctionalMechanismRegressor
+    >>> from skdp.utils.estimator_checks import skdp_checks
+    >>> model = FunctionalMechanismRegressor(
+    ...     epsilon=1.0, bounds=(0.0, 1.0), bounds_y=(0.0, 1.0), random_state=0)
+    >>> for check in skdp_checks():
+    ...     check(clone(model))  # each on a fresh copy; all pass
+    >>> [check.__name__ for check in skdp_checks()]  # doctest: +NORMALIZE_WHITESPACE
+    ['check_ledger_equals_epsilon', 'check_privacy_metadata', 'check_params_not_mutated',
+     'check_inputs_not_mutated', 'check_seed_reproducible', 'check_unseeded_fits_differ',
+     'check_pickle_roundtrip']
+    """
     return [
         check_ledger_equals_epsilon,
         check_privacy_metadata,

@@ -41,6 +41,23 @@ def _check_positive_finite(value, name):
 def check_epsilon(epsilon, *, name="epsilon"):
     """Return ``epsilon`` as a float after checking that it is finite and > 0.
 
+    Parameters
+    ----------
+    epsilon : float
+        The privacy budget to check.
+    name : str, default="epsilon"
+        The parameter name used in error messages.
+
+    Returns
+    -------
+    epsilon : float
+        ``epsilon`` as a float.
+
+    Raises
+    ------
+    ValueError
+        When ``epsilon`` is not a real number, or is not finite and > 0.
+
     Examples
     --------
     >>> from skdp.utils.validation import check_epsilon
@@ -59,6 +76,33 @@ def check_sensitivity(sensitivity, *, name="sensitivity"):
 
     A sensitivity of 0 means the output does not depend on the data: there is
     nothing to noise, so it is refused rather than silently released.
+
+    Parameters
+    ----------
+    sensitivity : float
+        The most the noised value can change between neighbouring datasets.
+    name : str, default="sensitivity"
+        The parameter name used in error messages.
+
+    Returns
+    -------
+    sensitivity : float
+        ``sensitivity`` as a float.
+
+    Raises
+    ------
+    ValueError
+        When ``sensitivity`` is not a real number, or is not finite and > 0.
+
+    Examples
+    --------
+    >>> from skdp.utils.validation import check_sensitivity
+    >>> check_sensitivity(2)
+    2.0
+    >>> check_sensitivity(0, name="bounds_y width")
+    Traceback (most recent call last):
+    ...
+    ValueError: bounds_y width must be a finite number > 0, got 0.0
     """
     return _check_positive_finite(sensitivity, name)
 
@@ -74,6 +118,7 @@ def resolve_bounds(bounds, n_features, *, feature_names=None, name="bounds"):
         every column. ``None`` is returned as ``None``: the caller then estimates
         bounds privately (:func:`skdp.utils._bounds.estimate_bounds`).
     n_features : int
+        Number of features: the length of the returned arrays.
     feature_names : array-like of str, optional
         Needed for the dict form.
     name : str, default="bounds"
@@ -82,6 +127,7 @@ def resolve_bounds(bounds, n_features, *, feature_names=None, name="bounds"):
     Returns
     -------
     (lower, upper) : tuple of ndarray of shape (n_features,), or None
+        The bounds per feature, ``lower < upper``; None when ``bounds`` is None.
 
     Examples
     --------
@@ -138,9 +184,12 @@ def clip_to_bounds(X, lower, upper, *, name="X"):
 
     Parameters
     ----------
-    X : ndarray of shape (n_samples, n_features) or (n_samples,)
+    X : array-like of shape (n_samples, n_features) or (n_samples,)
+        The values to clip (converted to float).
     lower, upper : float or ndarray of shape (n_features,)
+        The public bounds, per feature or the same for all.
     name : str, default="X"
+        Names the data in the warning.
 
     Returns
     -------
@@ -151,6 +200,19 @@ def clip_to_bounds(X, lower, upper, *, name="X"):
     -----
     ClippingWarning
         When any value lay outside ``[lower, upper]``.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from skdp.utils.validation import clip_to_bounds
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     clipped = clip_to_bounds([[-1.0, 0.5], [0.2, 3.0]], [0.0, 0.0], [1.0, 2.0])
+    >>> clipped
+    array([[0. , 0.5],
+           [0.2, 2. ]])
+    >>> print(caught[0].message)
+    2 of 4 values of X lay outside the public bounds and were clipped to them.
     """
     X = np.asarray(X, dtype=float)
     clipped = np.clip(X, lower, upper)
@@ -167,6 +229,15 @@ def clip_to_bounds(X, lower, upper, *, name="X"):
 
 def clip_rows_to_norm(X, max_norm, *, name="X"):
     """Scale down the rows of ``X`` whose L2 norm exceeds ``max_norm``.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        The rows to clip (converted to float).
+    max_norm : float
+        The public bound on the L2 norm of a row (finite, > 0).
+    name : str, default="X"
+        Names the data in the warning.
 
     Returns
     -------
@@ -211,6 +282,7 @@ def split_budget(epsilon, shares):
     Parameters
     ----------
     epsilon : float
+        The budget to split (finite, > 0).
     shares : dict of str to float, or sequence of float
         Positive weights.
 
@@ -252,6 +324,7 @@ def resolve_classes(classes, y, *, estimator_name, stacklevel=3):
         reveals which labels occur: a :class:`~skdp.exceptions.PrivacyLeakWarning`
         says so.
     y : array-like of shape (n_samples,)
+        The (private) targets.
     estimator_name : str
         Named in the error messages.
     stacklevel : int, default=3
@@ -260,7 +333,9 @@ def resolve_classes(classes, y, *, estimator_name, stacklevel=3):
     Returns
     -------
     classes : ndarray of shape (n_classes,)
+        The public labels (those of ``y`` when ``classes`` is None).
     codes : ndarray of shape (n_samples,), int64
+        The index in ``classes`` of each target.
 
     Raises
     ------
