@@ -76,6 +76,8 @@ sphinx_gallery_conf = {
     "only_warn_on_example_error": False,
     "abort_on_example_error": True,
     "reference_url": {"skdp": None},
+    "doc_module": ("skdp",),
+    "backreferences_dir": "generated/backreferences",
 }
 os.environ.setdefault("MPLBACKEND", "Agg")
 # matplotlib's font cache message is not a documentation problem
@@ -84,7 +86,8 @@ warnings.filterwarnings("ignore", message="Matplotlib is building the font cache
 # -- HTML -------------------------------------------------------------------------------
 html_theme = "pydata_sphinx_theme"
 html_title = f"skdp {release}"
-html_static_path = []
+html_static_path = ["_static"]
+html_css_files = ["skdp.css"]
 html_theme_options = {
     "navbar_align": "left",
     "show_toc_level": 2,
@@ -93,3 +96,5 @@ html_theme_options = {
     "footer_end": [],
 }
 html_show_sourcelink = False
+# single pages: no empty section navigation on the left
+html_sidebars = {"getting_started": [], "privacy": [], "index": []}

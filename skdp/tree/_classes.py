@@ -90,9 +90,10 @@ class DPDecisionTree(DifferentialPrivacyMixin, ClassifierMixin, TransformerMixin
         :class:`~skdp.exceptions.PrivacyLeakWarning`.
     classifier : {"tree", "leaf"}, default="tree"
         Post-processing classifier: a decision tree on the released cells weighted by
-        their noisy counts (counts below ``2 / epsilon_counts`` taken as empty, leaves of
-        at least 0.1% of the weight, as C4.5 prunes), or the cell's majority backed off
-        to coarser cells.
+        their noisy counts (counts at or below the noise floor
+        ``max(2, ln(n_counts) / 2) / epsilon_counts`` taken as empty, leaves of at least
+        0.1% of the weight, as C4.5 prunes), or the cell's majority backed off to
+        coarser cells when its total is under the floor.
     max_cells : int, default=2**20
         Public cap on cells x classes; specializations beyond it are not candidates.
     random_state : None, int or numpy.random.Generator, default=None
