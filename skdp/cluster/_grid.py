@@ -74,18 +74,18 @@ def cell_index(Z, shape):
     return np.ravel_multi_index(tuple(position.T), shape)
 
 
-def noisy_histogram(cells, shape, *, epsilon, rng):
+def noisy_histogram(counts, *, epsilon, rng):
     """Discrete-Laplace noisy count of every cell of the grid (flat, C order).
 
     Privacy: ``epsilon``-DP for add/remove one record: the record adds 1 to exactly
-    one cell, so the count vector has L1 sensitivity 1; all ``prod(shape)`` cells
+    one cell, so the count vector has L1 sensitivity 1; all cells, empty ones included,
     are released by one :func:`~skdp.mechanisms.geometric` call.
 
     Parameters
     ----------
-    cells : ndarray of shape (n_samples,)
-        Each record's flat cell index (:func:`cell_index`).
-    shape : tuple of int
+    counts : ndarray of shape (prod(shape),)
+        The exact number of records in every cell (``np.bincount`` of the records'
+        :func:`cell_index` with ``minlength=prod(shape)``).
     epsilon : float
     rng : numpy.random.Generator
 
@@ -93,7 +93,6 @@ def noisy_histogram(cells, shape, *, epsilon, rng):
     -------
     ndarray of shape (prod(shape),), int64
     """
-    counts = np.bincount(cells, minlength=math.prod(shape))
     return geometric(counts, sensitivity=1, epsilon=epsilon, random_state=rng)
 
 

@@ -1,5 +1,6 @@
 """DPKMeans: k-means with a privacy guarantee (Su et al.'s DPLloyd, EUGkM and hybrid)."""
 
+import math
 import warnings
 from numbers import Integral
 
@@ -293,7 +294,8 @@ class DPKMeans(
         d, k = centred.shape[1], self.n_clusters
         self.grid_shape_ = uniform_grid_shape(n_estimate, epsilon, d)
         cells = cell_index(centred / half, self.grid_shape_)
-        noisy = noisy_histogram(cells, self.grid_shape_, epsilon=epsilon, rng=rng)
+        counts = np.bincount(cells, minlength=math.prod(self.grid_shape_))
+        noisy = noisy_histogram(counts, epsilon=epsilon, rng=rng)
         # everything below is post-processing of the noisy histogram
         weights = norm_sub(noisy)
         cells = np.flatnonzero(weights)

@@ -21,11 +21,16 @@ from skdp.cluster._preamble import (
 )
 from skdp.cluster._weighted_optics import weighted_optics
 from skdp.mechanisms import check_random_state, geometric
-from skdp.utils.validation import (
-    EPSILON_CONSTRAINT,
-    RANDOM_STATE_CONSTRAINT,
-    clip_to_bounds,
+from skdp.utils._stats import (
+    as_dask_array,
+    count_rows,
+    is_dask_collection,
+    map_rows,
+    persist,
+    require_public,
+    sum_blocks,
 )
+from skdp.utils.validation import EPSILON_CONSTRAINT, RANDOM_STATE_CONSTRAINT, warn_clipped
 
 __all__ = ["DPOPTICS"]
 
@@ -234,38 +239,47 @@ class DPOPTICS(DifferentialPrivacyMixin, ClusterMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like or dask array / DataFrame of shape (n_samples, n_features)
+            A dask collection is never loaded: its blocks are counted where they live
+            (two passes: the histogram and the cluster counts) and only the counts come
+            back; ``bounds`` must then be given, and ``labels_`` is a lazy dask array.
         y : Ignored
 
         Returns
         -------
         self
         """
-        X = validate_data(self, X, dtype=np.float64)
+        dask_input = is_dask_collection(X)
+        if dask_input:
+            X = persist(as_dask_array(self, X, reset=True))  # read twice below
+        else:
+            X = validate_data(self, X, dtype=np.float64)
         rng = check_random_state(self.random_state)
-        n, d = X.shape
+        d = X.shape[1]
         resolved = declared_bounds(self, d)
+        if dask_input:
+            require_public(resolved, "bounds", self)
         split = self._budget(resolved is not None)
         with PrivacyLedger() as ledger:
-            lower, upper = self.bounds_ = public_box(X, resolved, split["bounds"], rng)
-            Z = self._scaled(clip_to_bounds(X, lower, upper))
+            self.bounds_ = public_box(X, resolved, split["bounds"], rng)
+            n = count_rows(X) if split["n_samples"] else 0
             n_estimate = noisy_record_count(n, split["n_samples"], rng)
             self.grid_shape_ = self._public_grid(d, n_estimate, split["histogram"])
-            cells = cell_index(Z, self.grid_shape_)
-            histogram = noisy_histogram(
-                cells, self.grid_shape_, epsilon=split["histogram"], rng=rng
-            )
+            counts, n_clipped = sum_blocks(self._grid_map().counts, X)
+            warn_clipped(n_clipped, count_rows(X) * d, stacklevel=4)
+            histogram = noisy_histogram(counts, epsilon=split["histogram"], rng=rng)
             self.cluster_from_histogram(histogram)
-            self._release_counts(cells, split["counts"], rng)
-        self.labels_ = self._grid_labels[cells]
+            self._release_counts(X, split["counts"], rng)
+        self.labels_ = self.predict(X)
         self.n_samples_estimate_ = n_estimate
         self.epsilon_split_ = split
         self.privacy_spent_ = ledger.total
         return self
 
-    def _scaled(self, X):
+    def _grid_map(self):
+        """Rows to cells and clusters, as a small object that dask can ship to workers."""
         lower, upper = self.bounds_
-        return np.clip((X - (lower + upper) / 2) / ((upper - lower) / 2), -1.0, 1.0)
+        return _GridMap(lower, upper, self.grid_shape_, getattr(self, "_grid_labels", None))
 
     def cluster_from_histogram(self, histogram):
         """The post-processing: OPTICS and cluster extraction on a noisy histogram.
@@ -338,14 +352,13 @@ class DPOPTICS(DifferentialPrivacyMixin, ClusterMixin, BaseEstimator):
         ]
         return _xi_labels(self.ordering_, self.cluster_hierarchy_)
 
-    def _release_counts(self, cells, epsilon, rng):
+    def _release_counts(self, X, epsilon, rng):
         """Noisy records per cluster and in the noise group, by parallel composition."""
         n_clusters = int(self.cell_labels_.max(initial=-1)) + 1
         self.cluster_counts_, self.noise_count_ = np.empty(0, dtype=np.int64), None
         if not epsilon:
             return
-        group = np.where(self._grid_labels[cells] < 0, n_clusters, self._grid_labels[cells])
-        exact = np.bincount(group, minlength=n_clusters + 1)
+        exact = sum_blocks(self._grid_map().group_counts, X)
         mass = np.bincount(
             np.where(self.cell_labels_ < 0, n_clusters, self.cell_labels_),
             weights=self.cell_weights_,
@@ -373,8 +386,39 @@ class DPOPTICS(DifferentialPrivacyMixin, ClusterMixin, BaseEstimator):
         ndarray of shape (n_samples,)
         """
         check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=np.float64)
-        return self._grid_labels[cell_index(self._scaled(X), self.grid_shape_)]
+        if is_dask_collection(X):
+            X = as_dask_array(self, X, reset=False)
+        else:
+            X = validate_data(self, X, reset=False, dtype=np.float64)
+        return map_rows(self._grid_map().labels, X, dtype=np.intp)
+
+
+class _GridMap:
+    """The public grid on the box, and the cluster of every cell once there is one."""
+
+    def __init__(self, lower, upper, shape, grid_labels=None):
+        self.lower, self.upper, self.shape = lower, upper, shape
+        self.grid_labels = grid_labels
+
+    def cells(self, block):
+        """The grid cell of every row (rows outside the box: the nearest face's cell)."""
+        half = (self.upper - self.lower) / 2
+        return cell_index(np.clip((block - self.lower - half) / half, -1.0, 1.0), self.shape)
+
+    def counts(self, block):
+        """Exact records per cell, and the number of values outside the box."""
+        n_clipped = int(np.count_nonzero((block < self.lower) | (block > self.upper)))
+        return np.bincount(self.cells(block), minlength=math.prod(self.shape)), n_clipped
+
+    def labels(self, block):
+        """The cluster of every row's cell (-1: noise)."""
+        return self.grid_labels[self.cells(block)]
+
+    def group_counts(self, block):
+        """Exact records per cluster, the noise group last."""
+        n_clusters = int(self.grid_labels.max(initial=-1)) + 1
+        labels = self.labels(block)
+        return np.bincount(np.where(labels < 0, n_clusters, labels), minlength=n_clusters + 1)
 
 
 def _xi_labels(ordering, clusters):

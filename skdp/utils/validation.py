@@ -26,6 +26,7 @@ __all__ = [
     "resolve_bounds",
     "resolve_classes",
     "split_budget",
+    "warn_clipped",
 ]
 
 
@@ -216,15 +217,46 @@ def clip_to_bounds(X, lower, upper, *, name="X"):
     """
     X = np.asarray(X, dtype=float)
     clipped = np.clip(X, lower, upper)
-    n_clipped = int(np.count_nonzero(clipped != X))
+    warn_clipped(int(np.count_nonzero(clipped != X)), X.size, name=name, stacklevel=3)
+    return clipped
+
+
+def warn_clipped(n_clipped, n_values, *, name="X", stacklevel=2):
+    """Say how many values were clipped to the public bounds (nothing when none was).
+
+    Parameters
+    ----------
+    n_clipped : int
+        Values that lay outside the bounds.
+    n_values : int
+        Values looked at.
+    name : str, default="X"
+        Names the data in the warning.
+    stacklevel : int, default=2
+        As in :func:`warnings.warn`.
+
+    Warns
+    -----
+    ClippingWarning
+        When ``n_clipped > 0``.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from skdp.utils.validation import warn_clipped
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warn_clipped(3, 10)
+    >>> print(caught[0].message)
+    3 of 10 values of X lay outside the public bounds and were clipped to them.
+    """
     if n_clipped:
         warnings.warn(
-            f"{n_clipped} of {X.size} values of {name} lay outside the public bounds "
+            f"{n_clipped} of {n_values} values of {name} lay outside the public bounds "
             "and were clipped to them.",
             ClippingWarning,
-            stacklevel=2,
+            stacklevel=stacklevel,
         )
-    return clipped
 
 
 def clip_rows_to_norm(X, max_norm, *, name="X"):

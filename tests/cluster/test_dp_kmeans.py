@@ -369,8 +369,8 @@ def test_noisy_histogram_noises_every_cell_in_one_release(monkeypatch):
 
     monkeypatch.setattr(grid, "geometric", spy)
     with PrivacyLedger() as ledger:
-        cells = grid.cell_index(Z, shape)
-        noisy = grid.noisy_histogram(cells, shape, epsilon=0.5, rng=np.random.default_rng(0))
+        counts = np.bincount(grid.cell_index(Z, shape), minlength=math.prod(shape))
+        noisy = grid.noisy_histogram(counts, epsilon=0.5, rng=np.random.default_rng(0))
     [(exact, kwargs)] = passed
     np.testing.assert_array_equal(exact, np.r_[np.zeros(24), 20])
     assert kwargs["sensitivity"] == 1 and kwargs["epsilon"] == 0.5

@@ -258,7 +258,7 @@ def test_xi_size_filter_counts_records_like_sklearn_points(min_cluster_size, rec
     )
     model.bounds_ = (np.full(2, -10.0), np.full(2, 10.0))
     model.grid_shape_ = (side, side)
-    cells = grid.cell_index(model._scaled(X), model.grid_shape_)
+    cells = model._grid_map().cells(X)
     assert np.unique(cells).size == len(X)  # the premise
     model.cluster_from_histogram(records_per_cell * np.bincount(cells, minlength=side * side))
     records = 8 if min_cluster_size is None else min_cluster_size

@@ -1,0 +1,302 @@
+"""Exact sufficient statistics of the records, on numpy arrays or dask collections.
+
+Every skdp estimator reads its training records only through a few exact aggregates
+(counts per cell, per-cluster sums, ``X^T X``, ...). This module computes them with one
+code path for both kinds of input: a *block function* maps a block of rows to a small
+array (or a tuple of arrays), and :func:`sum_blocks` adds its results over the blocks.
+On numpy input the block function runs once on the whole array; on a dask array it runs
+on every row block where the block lives, and only the small per-block results travel to
+the driver, where they are summed exactly (integers) or in block order (floats). Noise is
+then added once, on the driver, through :mod:`skdp.mechanisms`: nothing here is private
+by itself, and nothing here draws randomness.
+
+Per-row contribution bounding (clipping to the public box, to a norm) happens inside
+the block functions, so a record's influence is bounded before anything is summed.
+
+dask is optional: nothing here imports it unless the input is a dask collection.
+"""
+
+import numbers
+
+import numpy as np
+import pandas as pd
+
+__all__ = [
+    "as_dask_array",
+    "count_rows",
+    "is_dask_collection",
+    "map_rows",
+    "persist",
+    "require_public",
+    "sum_blocks",
+]
+
+
+def is_dask_collection(obj):
+    """Whether ``obj`` is a dask collection (array, DataFrame, Series), without importing
+    dask for any other input.
+
+    Parameters
+    ----------
+    obj : object
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdp.utils._stats import is_dask_collection
+    >>> is_dask_collection(np.ones(3))
+    False
+    """
+    if not type(obj).__module__.startswith("dask"):
+        return False
+    import dask
+
+    return dask.is_dask_collection(obj)
+
+
+def _check_block(block, name):
+    if not np.isfinite(block).all():
+        raise ValueError(f"Input {name} contains NaN or infinity.")
+    return block
+
+
+def as_dask_array(estimator, X, *, reset, name="X", dtype=np.float64):
+    """Validate a dask array or DataFrame lazily, as ``validate_data`` does for numpy.
+
+    Checks what is known without reading the data: two dimensions, numeric (or bool)
+    dtypes, the number of features (set as ``n_features_in_`` when ``reset``, else
+    compared with it) and, for DataFrames, the column names (``feature_names_in_``).
+    Finiteness is checked block by block when the blocks are computed: a NaN or an
+    infinity raises ``ValueError`` from the computation that meets it.
+
+    Parameters
+    ----------
+    estimator : estimator
+    X : dask.array.Array or dask.dataframe.DataFrame
+    reset : bool
+        True in ``fit``, False in ``predict`` / ``transform``.
+    name : str, default="X"
+    dtype : numpy dtype, default=numpy.float64
+
+    Returns
+    -------
+    dask.array.Array
+        Of shape ``(n_samples, n_features)``, one chunk across the columns, row chunk
+        sizes known.
+
+    Examples
+    --------
+    >>> import dask.array as da
+    >>> from sklearn.base import BaseEstimator
+    >>> from skdp.utils._stats import as_dask_array
+    >>> est = BaseEstimator()
+    >>> X = as_dask_array(est, da.ones((10, 3), chunks=4), reset=True)
+    >>> X.chunks, est.n_features_in_
+    (((4, 4, 2), (3,)), 3)
+    """
+    import dask.array as da
+    import dask.dataframe as dd
+
+    names = None
+    if isinstance(X, dd.DataFrame):
+        names = np.asarray(X.columns, dtype=object)
+        bad = [c for c, t in X.dtypes.items() if not pd.api.types.is_numeric_dtype(t)]
+        if bad:
+            raise ValueError(
+                f"{type(estimator).__name__} takes numeric dask DataFrames; columns "
+                f"{[str(c) for c in bad][:10]} are not numeric."
+            )
+        X = X.to_dask_array(lengths=True)
+    elif isinstance(X, dd.Series):
+        raise ValueError(f"Expected a 2-D {name}, got a dask Series; use a DataFrame.")
+    if not isinstance(X, da.Array):
+        raise TypeError(f"Expected a dask array or DataFrame, got {type(X).__name__}.")
+    if X.ndim != 2:
+        raise ValueError(f"Expected a 2-D {name}, got an array with {X.ndim} dimension(s).")
+    if not (np.issubdtype(X.dtype, np.number) or X.dtype == bool):
+        raise ValueError(f"{name} must be numeric, got dtype {X.dtype}.")
+    if any(np.isnan(c) for c in X.chunks[0]):
+        X = X.compute_chunk_sizes()
+    n_features = X.shape[1]
+    if reset:
+        estimator.n_features_in_ = n_features
+        if names is not None and all(isinstance(c, str) for c in names):
+            estimator.feature_names_in_ = names
+        elif hasattr(estimator, "feature_names_in_"):
+            del estimator.feature_names_in_
+    elif n_features != estimator.n_features_in_:
+        raise ValueError(
+            f"{name} has {n_features} features, but {type(estimator).__name__} is expecting "
+            f"{estimator.n_features_in_} features as input."
+        )
+    X = X.astype(dtype).rechunk({1: -1})
+    return X.map_blocks(_check_block, name, dtype=X.dtype)
+
+
+def require_public(value, what, estimator):
+    """Refuse a data-derived default on dask input: ``value`` must be declared.
+
+    Parameters
+    ----------
+    value : object
+        The resolved public input, or None when it would be read from the data.
+    what : str
+        The parameter, for the message.
+    estimator : estimator
+
+    Examples
+    --------
+    >>> from skdp.utils._stats import require_public
+    >>> require_public((0.0, 1.0), "bounds", object())
+    """
+    if value is None:
+        raise ValueError(
+            f"{type(estimator).__name__} on a dask collection needs public {what}: "
+            f"estimating them privately is only implemented for in-memory arrays. "
+            f"Declare {what}."
+        )
+
+
+def _row_blocks(arrays):
+    import dask.array as da
+
+    first = arrays[0]
+    blocks = []
+    for array in arrays:
+        if not isinstance(array, da.Array):
+            array = da.from_array(np.asarray(array), chunks=(first.chunks[0], *array.shape[1:]))
+        elif array.chunks[0] != first.chunks[0]:
+            array = array.rechunk({0: first.chunks[0]})
+        if array.ndim == 2:
+            array = array.rechunk({1: -1})
+        blocks.append(array.to_delayed().ravel())
+    return list(zip(*blocks, strict=True))
+
+
+def _add(total, part):
+    if isinstance(total, tuple):
+        return tuple(_add(t, p) for t, p in zip(total, part, strict=True))
+    return total + part
+
+
+def sum_blocks(function, *arrays):
+    """``function(*blocks)`` summed over the row blocks of ``arrays``.
+
+    Parameters
+    ----------
+    function : callable
+        Maps aligned row blocks of ``arrays`` to an ndarray, a number, or a tuple of
+        them; must bound each row's contribution itself.
+    *arrays : ndarray or dask.array.Array
+        Same number of rows. With no dask array among them, ``function`` runs once on
+        the whole arrays.
+
+    Returns
+    -------
+    ndarray, number or tuple
+        The sum of ``function``'s results: exact for integers, block order for floats.
+
+    Examples
+    --------
+    >>> import dask.array as da
+    >>> import numpy as np
+    >>> from skdp.utils._stats import sum_blocks
+    >>> cells = np.array([0, 2, 2, 1, 2])
+    >>> count = lambda c: np.bincount(c, minlength=3)
+    >>> sum_blocks(count, cells)
+    array([1, 1, 3])
+    >>> sum_blocks(count, da.from_array(cells, chunks=2))
+    array([1, 1, 3])
+    """
+    if not any(is_dask_collection(a) for a in arrays):
+        return function(*arrays)
+    import dask
+
+    arrays = [a if is_dask_collection(a) else np.asarray(a) for a in arrays]
+    if not is_dask_collection(arrays[0]):
+        raise ValueError("sum_blocks: the first array must be the dask one.")
+    parts = dask.compute(*[dask.delayed(function)(*blocks) for blocks in _row_blocks(arrays)])
+    total = parts[0]
+    for part in parts[1:]:
+        total = _add(total, part)
+    return total
+
+
+def map_rows(function, X, *, dtype, columns=None):
+    """``function`` applied row block by row block: numpy in, numpy out; dask, dask.
+
+    Parameters
+    ----------
+    function : callable
+        Maps a block of rows to one value per row (``columns=None``) or to ``columns``
+        values per row.
+    X : ndarray or dask.array.Array
+    dtype : numpy dtype
+        Of the result.
+    columns : int or None, default=None
+
+    Returns
+    -------
+    ndarray or dask.array.Array
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdp.utils._stats import map_rows
+    >>> map_rows(lambda b: b.sum(axis=1), np.ones((3, 2)), dtype=float)
+    array([2., 2., 2.])
+    """
+    if not is_dask_collection(X):
+        return function(X)
+    if columns is None:
+        return X.map_blocks(function, dtype=dtype, drop_axis=1)
+    return X.map_blocks(function, dtype=dtype, chunks=(X.chunks[0], (columns,)))
+
+
+def count_rows(X):
+    """The number of rows (exact; a private quantity, to be noised before release).
+
+    Parameters
+    ----------
+    X : ndarray or dask.array.Array
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdp.utils._stats import count_rows
+    >>> count_rows(np.ones((4, 2)))
+    4
+    """
+    if is_dask_collection(X):
+        n = X.shape[0]
+        return int(n) if isinstance(n, numbers.Integral) else int(sum_blocks(len, X))
+    return len(X)
+
+
+def persist(X):
+    """Keep a dask array in the workers' memory for iterative estimators (numpy: as is).
+
+    Parameters
+    ----------
+    X : ndarray or dask.array.Array
+
+    Returns
+    -------
+    ndarray or dask.array.Array
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdp.utils._stats import persist
+    >>> persist(np.ones(2))
+    array([1., 1.])
+    """
+    return X.persist() if is_dask_collection(X) else X
