@@ -20,6 +20,7 @@ BENCHMARKS = [
     "cluster_scaling",
     "optics_counts",
     "optics_scaling",
+    "dask_scaling",
 ]
 
 
