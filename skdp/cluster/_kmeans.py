@@ -35,11 +35,19 @@ from skdp.cluster._preamble import (
     public_box,
 )
 from skdp.mechanisms import check_random_state
+from skdp.utils._stats import (
+    as_dask_array,
+    count_rows,
+    is_dask_collection,
+    map_rows,
+    require_public,
+    sum_blocks,
+)
 from skdp.utils.validation import (
     EPSILON_CONSTRAINT,
     RANDOM_STATE_CONSTRAINT,
-    clip_to_bounds,
     split_budget,
+    warn_clipped,
 )
 
 __all__ = ["DPKMeans"]
@@ -100,9 +108,10 @@ class DPKMeans(
     ----------
     cluster_centers_ : ndarray of shape (n_clusters, n_features)
         The released centres.
-    labels_ : ndarray of shape (n_samples,)
+    labels_ : ndarray or dask array of shape (n_samples,)
         ``predict`` applied to the training points: the private model evaluated on
-        them. Publishing the labels themselves is not covered by the guarantee.
+        them (lazy when ``X`` was a dask collection). Publishing the labels themselves
+        is not covered by the guarantee.
     cluster_counts_ : ndarray of shape (n_clusters,)
         Noisy cluster sizes: the last Lloyd iteration's noisy counts, or, for
         ``"grid"``, the cells' Norm-Sub weights (noisy counts less a threshold, see
@@ -160,6 +169,14 @@ class DPKMeans(
     on blobs with ``n = 1000``). Distances use the Euclidean geometry of ``X`` (as
     scikit-learn's ``KMeans``); the scaling only calibrates the noise. There is no
     ``inertia_``: it would be computed on the raw data.
+
+    **Dask**: ``fit``, ``predict``, ``transform`` and ``score`` take dask arrays and
+    DataFrames without loading them. The records are read only through exact
+    aggregates computed block by block where the blocks live (the per-cluster counts
+    and sums of a Lloyd iteration in one pass, the grid's cell counts in another), the
+    same block functions as on numpy; the noise is added once, on the driver, in the
+    same order, so a dask fit and a numpy fit with the same ``random_state`` give the
+    same model (up to the order of floating-point sums).
 
     References
     ----------
@@ -238,22 +255,36 @@ class DPKMeans(
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like or dask array / DataFrame of shape (n_samples, n_features)
+            A dask collection is never loaded: its rows are clipped and kept in the
+            workers' memory (one pass over the source), then each Lloyd iteration is
+            one pass returning only the per-cluster counts and sums, and the grid one
+            pass returning the cell counts; the noise is drawn on the driver, so a
+            dask fit gives the numpy fit's model for the same ``random_state``.
+            ``bounds`` must then be given, and ``labels_`` is a lazy dask array.
         y : Ignored
 
         Returns
         -------
         self
         """
-        X = validate_data(self, X, dtype=np.float64)
+        dask_input = is_dask_collection(X)
+        if dask_input:
+            X = as_dask_array(self, X, reset=True)
+        else:
+            X = validate_data(self, X, dtype=np.float64)
         rng = check_random_state(self.random_state)
-        n, d = X.shape
+        d = X.shape[1]
         resolved = declared_bounds(self, d)
+        if dask_input:
+            require_public(resolved, "bounds", self)
         split = self._budget_shares(resolved is not None)
         with PrivacyLedger() as ledger:
             lower, upper = public_box(X, resolved, split["bounds"], rng)
             half = (upper - lower) / 2
-            centred = clip_to_bounds(X, lower, upper) - (lower + upper) / 2
+            centred, n_clipped = clip_and_centre(X, lower, upper)
+            warn_clipped(n_clipped, count_rows(X) * d, stacklevel=4)
+            n = count_rows(X) if split["n_samples"] else 0
             n_estimate = noisy_record_count(n, split["n_samples"], rng)
             centres = self._initial_centres(d, lower, upper, rng)
             self.grid_shape_, self.n_iter_ = None, 1
@@ -271,10 +302,11 @@ class DPKMeans(
         self.n_samples_estimate_ = n_estimate
         self.epsilon_split_ = split
         self.privacy_spent_ = ledger.total
-        self.labels_ = self._nearest(X)[0]
+        self.labels_ = map_rows(_Nearest(self.cluster_centers_).labels, X, dtype=np.int64)
         return self
 
     def _lloyd(self, centred, half, n_estimate, epsilon, centres, rng):
+        """DP Lloyd iterations from ``centres``: one pass over the rows each."""
         d = centred.shape[1]
         n_iter = self.max_iter
         if n_iter is None and self.method == "hybrid":
@@ -282,7 +314,7 @@ class DPKMeans(
         elif n_iter is None:
             n_iter = su_iterations(epsilon, n_estimate, self.n_clusters, d)
         for epsilon_t in split_budget(epsilon, [1.0] * n_iter):
-            counts, sums = cluster_sums(centred, centres * half)
+            counts, sums = sum_blocks(_Partition(half, centres=centres * half).sums, centred)
             centres, noisy_counts = noisy_lloyd_step(
                 counts, sums / half, centres, epsilon=epsilon_t, rng=rng
             )
@@ -293,8 +325,7 @@ class DPKMeans(
         """EUGkM: noisy grid histogram, then weighted k-means on its cells."""
         d, k = centred.shape[1], self.n_clusters
         self.grid_shape_ = uniform_grid_shape(n_estimate, epsilon, d)
-        cells = cell_index(centred / half, self.grid_shape_)
-        counts = np.bincount(cells, minlength=math.prod(self.grid_shape_))
+        counts = sum_blocks(_Partition(half, grid_shape=self.grid_shape_).cell_counts, centred)
         noisy = noisy_histogram(counts, epsilon=epsilon, rng=rng)
         # everything below is post-processing of the noisy histogram
         weights = norm_sub(noisy)
@@ -317,39 +348,47 @@ class DPKMeans(
         sizes = np.rint(np.bincount(labels, weights=weights, minlength=k)).astype(np.int64)
         return np.clip(centres / half, -1.0, 1.0), sizes
 
-    def _nearest(self, X):
-        """Index of and distance to the nearest released centre, for each row."""
-        return pairwise_distances_argmin_min(X, self.cluster_centers_)
+    def _check_X(self, X):
+        """Validate new rows: a dask collection lazily, anything else with ``validate_data``."""
+        check_is_fitted(self)
+        if is_dask_collection(X):
+            return as_dask_array(self, X, reset=False)
+        return validate_data(self, X, reset=False, dtype=np.float64)
 
     def predict(self, X):
         """The index of the nearest released centre (post-processing).
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like or dask array / DataFrame of shape (n_samples, n_features)
+            A dask collection gives a lazy dask array.
 
         Returns
         -------
-        ndarray of shape (n_samples,), int64
+        ndarray or dask array of shape (n_samples,), int64
         """
-        check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=np.float64)
-        return self._nearest(X)[0].astype(np.int64, copy=False)
+        X = self._check_X(X)
+        return map_rows(_Nearest(self.cluster_centers_).labels, X, dtype=np.int64)
 
     def transform(self, X):
         """Euclidean distances from each row to each released centre.
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like or dask array / DataFrame of shape (n_samples, n_features)
+            A dask collection gives a lazy dask array.
 
         Returns
         -------
-        ndarray of shape (n_samples, n_clusters)
+        ndarray or dask array of shape (n_samples, n_clusters)
         """
-        check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=np.float64)
-        return euclidean_distances(X, self.cluster_centers_)
+        X = self._check_X(X)
+        return map_rows(
+            _Nearest(self.cluster_centers_).distances,
+            X,
+            dtype=np.float64,
+            columns=self.n_clusters,
+        )
 
     def score(self, X, y=None, sample_weight=None):
         """Opposite of the k-means objective of ``X`` on the released centres.
@@ -359,20 +398,126 @@ class DPKMeans(
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like or dask array / DataFrame of shape (n_samples, n_features)
+            A dask collection is summed block by block where it lives.
         y : Ignored
-        sample_weight : array-like of shape (n_samples,), default=None
+        sample_weight : array-like or dask array / Series of shape (n_samples,), \
+                default=None
 
         Returns
         -------
         float
             ``-sum_i w_i min_j ||x_i - c_j||^2``.
         """
-        check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=np.float64)
-        sample_weight = _check_sample_weight(sample_weight, X)
-        return -float(sample_weight @ self._nearest(X)[1] ** 2)
+        X = self._check_X(X)
+        inertia = _Nearest(self.cluster_centers_).inertia
+        if not is_dask_collection(X):
+            return -float(inertia(X, _check_sample_weight(sample_weight, X)))
+        if sample_weight is None:
+            return -float(sum_blocks(inertia, X))
+        return -float(sum_blocks(inertia, X, _dask_sample_weight(sample_weight, X)))
 
     @property
     def _n_features_out(self):
         return self.n_clusters
+
+
+def clip_and_centre(X, lower, upper):
+    """Rows clipped to the public box, minus its midpoint, and the number of values clipped.
+
+    Parameters
+    ----------
+    X : ndarray or dask.array.Array of shape (n_samples, n_features)
+    lower, upper : ndarray of shape (n_features,)
+
+    Returns
+    -------
+    centred : ndarray or dask.array.Array of shape (n_samples, n_features)
+        For dask, persisted (kept in the workers' memory) for the passes that follow.
+    n_clipped : int
+        Values that lay outside the box: counted in the same pass over ``X`` as the
+        clipping (on dask, one number per block travels to the driver).
+    """
+    box = _Box(lower, upper)
+    if not is_dask_collection(X):
+        return box.centred(X), box.n_clipped(X)
+    import dask
+
+    centred = map_rows(box.centred, X, dtype=np.float64, columns=X.shape[1])
+    clipped = X.map_blocks(
+        box.block_clipped, dtype=np.int64, drop_axis=1, chunks=((1,) * X.numblocks[0],)
+    )
+    centred, clipped = dask.persist(centred, clipped)  # one read of the source for both
+    return centred, int(sum_blocks(np.sum, clipped))
+
+
+class _Box:
+    """The public box: what ``fit`` does to each row first (small, for dask's workers)."""
+
+    def __init__(self, lower, upper):
+        self.lower, self.upper = lower, upper
+
+    def centred(self, block):
+        """The rows clipped to the box, minus its midpoint (units of ``X``)."""
+        return np.clip(block, self.lower, self.upper) - (self.lower + self.upper) / 2
+
+    def n_clipped(self, block):
+        """The number of values outside the box."""
+        return int(np.count_nonzero((block < self.lower) | (block > self.upper)))
+
+    def block_clipped(self, block):
+        """:meth:`n_clipped` as a one-element array (one per dask block)."""
+        return np.array([self.n_clipped(block)], dtype=np.int64)
+
+
+class _Partition:
+    """A public partition of the clipped, centred rows: the Lloyd clusters of ``centres``
+    (units of ``X``, relative to the midpoint) or the cells of the grid ``grid_shape``.
+    Its methods are the exact statistics ``fit`` noises, as block functions."""
+
+    def __init__(self, half, *, centres=None, grid_shape=None):
+        self.half, self.centres, self.grid_shape = half, centres, grid_shape
+
+    def sums(self, block):
+        """Exact per-cluster counts and sums (:func:`~skdp.cluster._lloyd.cluster_sums`)."""
+        return cluster_sums(block, self.centres)
+
+    def cell_counts(self, block):
+        """Exact records per grid cell (flat, C order)."""
+        cells = cell_index(block / self.half, self.grid_shape)
+        return np.bincount(cells, minlength=math.prod(self.grid_shape))
+
+
+class _Nearest:
+    """The released centres, for ``predict``, ``transform`` and ``score`` block by block."""
+
+    def __init__(self, centres):
+        self.centres = centres
+
+    def labels(self, block):
+        """The index of each row's nearest centre."""
+        return pairwise_distances_argmin_min(block, self.centres)[0].astype(np.int64, copy=False)
+
+    def distances(self, block):
+        """The Euclidean distance from each row to each centre."""
+        return euclidean_distances(block, self.centres)
+
+    def inertia(self, block, weight=None):
+        """``sum_i w_i min_j ||x_i - c_j||^2`` over the block (``w = 1`` without weights)."""
+        squared = pairwise_distances_argmin_min(block, self.centres)[1] ** 2
+        return squared.sum() if weight is None else weight @ squared
+
+
+def _dask_sample_weight(sample_weight, X):
+    """``sample_weight`` for a dask ``X``: a lazy 1-D float array (numpy input as is)."""
+    if not is_dask_collection(sample_weight):
+        return _check_sample_weight(sample_weight, X)
+    import dask.dataframe as dd
+
+    if isinstance(sample_weight, dd.Series):
+        sample_weight = sample_weight.to_dask_array(lengths=True)
+    if sample_weight.ndim != 1 or sample_weight.shape[0] != X.shape[0]:
+        raise ValueError(
+            f"sample_weight.shape == {sample_weight.shape}, expected ({X.shape[0]},)!"
+        )
+    return sample_weight.astype(np.float64)
