@@ -1,6 +1,5 @@
 """DPKMeans: k-means with a privacy guarantee (Su et al.'s DPLloyd, EUGkM and hybrid)."""
 
-import math
 import warnings
 from numbers import Integral
 
@@ -14,7 +13,7 @@ from sklearn.base import (
 )
 from sklearn.cluster import KMeans
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.metrics import euclidean_distances, pairwise_distances_argmin_min
+from sklearn.metrics import pairwise_distances_argmin_min
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
@@ -22,12 +21,17 @@ from skdp.accounting import PrivacyLedger
 from skdp.base import DifferentialPrivacyMixin
 from skdp.cluster._grid import (
     cell_centres,
-    cell_index,
     noisy_histogram,
     norm_sub,
     uniform_grid_shape,
 )
-from skdp.cluster._lloyd import cluster_sums, noisy_lloyd_step, sphere_packing, su_iterations
+from skdp.cluster._kmeans_blocks import (
+    Nearest,
+    Partition,
+    clip_and_centre,
+    dask_sample_weight,
+)
+from skdp.cluster._lloyd import noisy_lloyd_step, sphere_packing, su_iterations
 from skdp.cluster._preamble import (
     budget_split,
     declared_bounds,
@@ -302,7 +306,7 @@ class DPKMeans(
         self.n_samples_estimate_ = n_estimate
         self.epsilon_split_ = split
         self.privacy_spent_ = ledger.total
-        self.labels_ = map_rows(_Nearest(self.cluster_centers_).labels, X, dtype=np.int64)
+        self.labels_ = map_rows(Nearest(self.cluster_centers_).labels, X, dtype=np.int64)
         return self
 
     def _lloyd(self, centred, half, n_estimate, epsilon, centres, rng):
@@ -314,7 +318,7 @@ class DPKMeans(
         elif n_iter is None:
             n_iter = su_iterations(epsilon, n_estimate, self.n_clusters, d)
         for epsilon_t in split_budget(epsilon, [1.0] * n_iter):
-            counts, sums = sum_blocks(_Partition(half, centres=centres * half).sums, centred)
+            counts, sums = sum_blocks(Partition(half, centres=centres * half).sums, centred)
             centres, noisy_counts = noisy_lloyd_step(
                 counts, sums / half, centres, epsilon=epsilon_t, rng=rng
             )
@@ -325,7 +329,7 @@ class DPKMeans(
         """EUGkM: noisy grid histogram, then weighted k-means on its cells."""
         d, k = centred.shape[1], self.n_clusters
         self.grid_shape_ = uniform_grid_shape(n_estimate, epsilon, d)
-        counts = sum_blocks(_Partition(half, grid_shape=self.grid_shape_).cell_counts, centred)
+        counts = sum_blocks(Partition(half, grid_shape=self.grid_shape_).cell_counts, centred)
         noisy = noisy_histogram(counts, epsilon=epsilon, rng=rng)
         # everything below is post-processing of the noisy histogram
         weights = norm_sub(noisy)
@@ -368,7 +372,7 @@ class DPKMeans(
         ndarray or dask array of shape (n_samples,), int64
         """
         X = self._check_X(X)
-        return map_rows(_Nearest(self.cluster_centers_).labels, X, dtype=np.int64)
+        return map_rows(Nearest(self.cluster_centers_).labels, X, dtype=np.int64)
 
     def transform(self, X):
         """Euclidean distances from each row to each released centre.
@@ -384,7 +388,7 @@ class DPKMeans(
         """
         X = self._check_X(X)
         return map_rows(
-            _Nearest(self.cluster_centers_).distances,
+            Nearest(self.cluster_centers_).distances,
             X,
             dtype=np.float64,
             columns=self.n_clusters,
@@ -410,114 +414,13 @@ class DPKMeans(
             ``-sum_i w_i min_j ||x_i - c_j||^2``.
         """
         X = self._check_X(X)
-        inertia = _Nearest(self.cluster_centers_).inertia
+        inertia = Nearest(self.cluster_centers_).inertia
         if not is_dask_collection(X):
             return -float(inertia(X, _check_sample_weight(sample_weight, X)))
         if sample_weight is None:
             return -float(sum_blocks(inertia, X))
-        return -float(sum_blocks(inertia, X, _dask_sample_weight(sample_weight, X)))
+        return -float(sum_blocks(inertia, X, dask_sample_weight(sample_weight, X)))
 
     @property
     def _n_features_out(self):
         return self.n_clusters
-
-
-def clip_and_centre(X, lower, upper):
-    """Rows clipped to the public box, minus its midpoint, and the number of values clipped.
-
-    Parameters
-    ----------
-    X : ndarray or dask.array.Array of shape (n_samples, n_features)
-    lower, upper : ndarray of shape (n_features,)
-
-    Returns
-    -------
-    centred : ndarray or dask.array.Array of shape (n_samples, n_features)
-        For dask, persisted (kept in the workers' memory) for the passes that follow.
-    n_clipped : int
-        Values that lay outside the box: counted in the same pass over ``X`` as the
-        clipping (on dask, one number per block travels to the driver).
-    """
-    box = _Box(lower, upper)
-    if not is_dask_collection(X):
-        return box.centred(X), box.n_clipped(X)
-    import dask
-
-    centred = map_rows(box.centred, X, dtype=np.float64, columns=X.shape[1])
-    clipped = X.map_blocks(
-        box.block_clipped, dtype=np.int64, drop_axis=1, chunks=((1,) * X.numblocks[0],)
-    )
-    centred, clipped = dask.persist(centred, clipped)  # one read of the source for both
-    return centred, int(sum_blocks(np.sum, clipped))
-
-
-class _Box:
-    """The public box: what ``fit`` does to each row first (small, for dask's workers)."""
-
-    def __init__(self, lower, upper):
-        self.lower, self.upper = lower, upper
-
-    def centred(self, block):
-        """The rows clipped to the box, minus its midpoint (units of ``X``)."""
-        return np.clip(block, self.lower, self.upper) - (self.lower + self.upper) / 2
-
-    def n_clipped(self, block):
-        """The number of values outside the box."""
-        return int(np.count_nonzero((block < self.lower) | (block > self.upper)))
-
-    def block_clipped(self, block):
-        """:meth:`n_clipped` as a one-element array (one per dask block)."""
-        return np.array([self.n_clipped(block)], dtype=np.int64)
-
-
-class _Partition:
-    """A public partition of the clipped, centred rows: the Lloyd clusters of ``centres``
-    (units of ``X``, relative to the midpoint) or the cells of the grid ``grid_shape``.
-    Its methods are the exact statistics ``fit`` noises, as block functions."""
-
-    def __init__(self, half, *, centres=None, grid_shape=None):
-        self.half, self.centres, self.grid_shape = half, centres, grid_shape
-
-    def sums(self, block):
-        """Exact per-cluster counts and sums (:func:`~skdp.cluster._lloyd.cluster_sums`)."""
-        return cluster_sums(block, self.centres)
-
-    def cell_counts(self, block):
-        """Exact records per grid cell (flat, C order)."""
-        cells = cell_index(block / self.half, self.grid_shape)
-        return np.bincount(cells, minlength=math.prod(self.grid_shape))
-
-
-class _Nearest:
-    """The released centres, for ``predict``, ``transform`` and ``score`` block by block."""
-
-    def __init__(self, centres):
-        self.centres = centres
-
-    def labels(self, block):
-        """The index of each row's nearest centre."""
-        return pairwise_distances_argmin_min(block, self.centres)[0].astype(np.int64, copy=False)
-
-    def distances(self, block):
-        """The Euclidean distance from each row to each centre."""
-        return euclidean_distances(block, self.centres)
-
-    def inertia(self, block, weight=None):
-        """``sum_i w_i min_j ||x_i - c_j||^2`` over the block (``w = 1`` without weights)."""
-        squared = pairwise_distances_argmin_min(block, self.centres)[1] ** 2
-        return squared.sum() if weight is None else weight @ squared
-
-
-def _dask_sample_weight(sample_weight, X):
-    """``sample_weight`` for a dask ``X``: a lazy 1-D float array (numpy input as is)."""
-    if not is_dask_collection(sample_weight):
-        return _check_sample_weight(sample_weight, X)
-    import dask.dataframe as dd
-
-    if isinstance(sample_weight, dd.Series):
-        sample_weight = sample_weight.to_dask_array(lengths=True)
-    if sample_weight.ndim != 1 or sample_weight.shape[0] != X.shape[0]:
-        raise ValueError(
-            f"sample_weight.shape == {sample_weight.shape}, expected ({X.shape[0]},)!"
-        )
-    return sample_weight.astype(np.float64)

@@ -1,0 +1,117 @@
+"""DPKMeans's exact statistics, as block functions on small picklable objects.
+
+Each method below maps a block of rows to what ``fit``, ``predict``, ``transform`` or
+``score`` needs; :func:`skdp.utils._stats.sum_blocks` runs it on a numpy array at once
+or on every block of a dask array, where the block lives.
+"""
+
+import math
+
+import numpy as np
+from sklearn.metrics import euclidean_distances, pairwise_distances_argmin_min
+from sklearn.utils.validation import _check_sample_weight
+
+from skdp.cluster._grid import cell_index
+from skdp.cluster._lloyd import cluster_sums
+from skdp.utils._stats import is_dask_collection, map_rows, sum_blocks
+
+
+def clip_and_centre(X, lower, upper):
+    """Rows clipped to the public box, minus its midpoint, and the number of values clipped.
+
+    Parameters
+    ----------
+    X : ndarray or dask.array.Array of shape (n_samples, n_features)
+    lower, upper : ndarray of shape (n_features,)
+
+    Returns
+    -------
+    centred : ndarray or dask.array.Array of shape (n_samples, n_features)
+        For dask, persisted (kept in the workers' memory) for the passes that follow.
+    n_clipped : int
+        Values that lay outside the box: counted in the same pass over ``X`` as the
+        clipping (on dask, one number per block travels to the driver).
+    """
+    box = _Box(lower, upper)
+    if not is_dask_collection(X):
+        return box.centred(X), box.n_clipped(X)
+    import dask
+
+    centred = map_rows(box.centred, X, dtype=np.float64, columns=X.shape[1])
+    clipped = X.map_blocks(
+        box.block_clipped, dtype=np.int64, drop_axis=1, chunks=((1,) * X.numblocks[0],)
+    )
+    centred, clipped = dask.persist(centred, clipped)  # one read of the source for both
+    return centred, int(sum_blocks(np.sum, clipped))
+
+
+class _Box:
+    """The public box: what ``fit`` does to each row first (small, for dask's workers)."""
+
+    def __init__(self, lower, upper):
+        self.lower, self.upper = lower, upper
+
+    def centred(self, block):
+        """The rows clipped to the box, minus its midpoint (units of ``X``)."""
+        return np.clip(block, self.lower, self.upper) - (self.lower + self.upper) / 2
+
+    def n_clipped(self, block):
+        """The number of values outside the box."""
+        return int(np.count_nonzero((block < self.lower) | (block > self.upper)))
+
+    def block_clipped(self, block):
+        """:meth:`n_clipped` as a one-element array (one per dask block)."""
+        return np.array([self.n_clipped(block)], dtype=np.int64)
+
+
+class Partition:
+    """A public partition of the clipped, centred rows: the Lloyd clusters of ``centres``
+    (units of ``X``, relative to the midpoint) or the cells of the grid ``grid_shape``.
+    Its methods are the exact statistics ``fit`` noises, as block functions."""
+
+    def __init__(self, half, *, centres=None, grid_shape=None):
+        self.half, self.centres, self.grid_shape = half, centres, grid_shape
+
+    def sums(self, block):
+        """Exact per-cluster counts and sums (:func:`~skdp.cluster._lloyd.cluster_sums`)."""
+        return cluster_sums(block, self.centres)
+
+    def cell_counts(self, block):
+        """Exact records per grid cell (flat, C order)."""
+        cells = cell_index(block / self.half, self.grid_shape)
+        return np.bincount(cells, minlength=math.prod(self.grid_shape))
+
+
+class Nearest:
+    """The released centres, for ``predict``, ``transform`` and ``score`` block by block."""
+
+    def __init__(self, centres):
+        self.centres = centres
+
+    def labels(self, block):
+        """The index of each row's nearest centre."""
+        return pairwise_distances_argmin_min(block, self.centres)[0].astype(np.int64, copy=False)
+
+    def distances(self, block):
+        """The Euclidean distance from each row to each centre."""
+        return euclidean_distances(block, self.centres)
+
+    def inertia(self, block, weight=None):
+        """``sum_i w_i min_j ||x_i - c_j||^2`` over the block (``w = 1`` without weights)."""
+        squared = pairwise_distances_argmin_min(block, self.centres)[1] ** 2
+        return squared.sum() if weight is None else weight @ squared
+
+
+def dask_sample_weight(sample_weight, X):
+    """``sample_weight`` for a dask ``X``: a lazy 1-D float array (numpy input as is)."""
+    if not is_dask_collection(sample_weight):
+        return _check_sample_weight(sample_weight, X)
+    import dask.dataframe as dd
+
+    if isinstance(sample_weight, dd.Series):
+        sample_weight = sample_weight.to_dask_array(lengths=True)
+    if sample_weight.ndim != 1 or sample_weight.shape[0] != X.shape[0]:
+        raise ValueError(
+            f"sample_weight.shape == {sample_weight.shape}, expected ({X.shape[0]},)!"
+        )
+    return sample_weight.astype(np.float64)
