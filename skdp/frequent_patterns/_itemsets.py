@@ -21,6 +21,7 @@ from skdp.frequent_patterns._bitmask import (
 from skdp.frequent_patterns._privbasis import privbasis_top_k
 from skdp.frequent_patterns._tf import tf_top_k
 from skdp.mechanisms import check_random_state, geometric
+from skdp.utils._stats import as_dask_array, is_dask_collection, map_rows, sum_blocks
 from skdp.utils.validation import EPSILON_CONSTRAINT, RANDOM_STATE_CONSTRAINT
 
 __all__ = ["DPFrequentItemsets"]
@@ -118,6 +119,13 @@ class DPFrequentItemsets(DifferentialPrivacyMixin, TransformerMixin, BaseEstimat
     budget noises the coefficients and the score sensitivity is derived. Its
     ``"tdps-bins"`` counterpart (sensitivity 1 instead of ``2**t``) is new here.
 
+    **Dask**: the TDPS methods read the transactions only through the ``2**|I|`` bin
+    counts, so ``fit`` takes a dask array or DataFrame and counts its blocks where
+    they live (one pass), then releases on the driver: a seed gives the model of the
+    same data in memory. ``"tf"`` and ``"privbasis"`` search the exact supports of
+    data-dependent itemsets and take in-memory input only. ``transform`` returns a
+    lazy dask array for dask input.
+
     References
     ----------
     Bhaskar, Laxman, Smith and Thakurta, "Discovering frequent patterns in sensitive
@@ -184,15 +192,29 @@ class DPFrequentItemsets(DifferentialPrivacyMixin, TransformerMixin, BaseEstimat
 
         Parameters
         ----------
-        X : {array-like, sparse matrix, DataFrame} of shape (n_transactions, n_columns)
-            Boolean or 0/1: one row per transaction, one column per item.
+        X : {array-like, sparse matrix, DataFrame} or dask array / DataFrame \
+of shape (n_transactions, n_columns)
+            Boolean or 0/1: one row per transaction, one column per item. A dask
+            collection is never loaded (TDPS methods only): the transactions' bin
+            counts are computed block by block where the blocks live (one pass) and
+            only the ``2**|I|`` counts come back; the same ``random_state`` gives the
+            model that the same data in memory gives.
         y : Ignored
 
         Returns
         -------
         self
         """
-        X = self._incidence(validate_data(self, X, accept_sparse="csr"))
+        if is_dask_collection(X):
+            if self.method not in _TDPS:
+                raise ValueError(
+                    f"method={self.method!r} mines the transactions themselves and needs "
+                    f"them in memory; on a dask collection use one of the methods "
+                    f"{list(_TDPS)}, which read only the counts of the 2**|I| bins."
+                )
+            X = as_dask_array(self, X, reset=True)
+        else:
+            X = validate_data(self, X, accept_sparse="csr")
         rng = check_random_state(self.random_state)
         columns = self._item_columns(X.shape[1])
         names = getattr(self, "feature_names_in_", None)
@@ -201,7 +223,7 @@ class DPFrequentItemsets(DifferentialPrivacyMixin, TransformerMixin, BaseEstimat
             if self.method in _TDPS:
                 found, counts, total = self._tdps(X, columns, rng)
             else:
-                found, counts, total = self._large_universe(X, columns, rng)
+                found, counts, total = self._large_universe(self._incidence(X), columns, rng)
         self._columns, self._itemsets = columns, found
         self.n_transactions_estimate_ = float(total)
         self.frequent_itemsets_ = pd.DataFrame(
@@ -215,25 +237,7 @@ class DPFrequentItemsets(DifferentialPrivacyMixin, TransformerMixin, BaseEstimat
         return self
 
     def _incidence(self, X):
-        if self.binarize is None:
-            values = X.data if sp.issparse(X) else X
-            if values.size and not np.isin(values, (0, 1)).all():
-                raise ValueError(
-                    "X must be a boolean or 0/1 incidence matrix (one row per "
-                    "transaction); it holds other values. Set binarize= to threshold it."
-                )
-            return X
-        if sp.issparse(X):
-            if self.binarize < 0:
-                raise ValueError(
-                    "binarize must be >= 0 for sparse X: its implicit zeros would all "
-                    "become items."
-                )
-            X = X.copy()
-            X.data = X.data > self.binarize
-            X.eliminate_zeros()
-            return X
-        return X > self.binarize
+        return _incidence(X, self.binarize)
 
     def _item_columns(self, n_columns):
         if self.items is None:
@@ -264,8 +268,7 @@ class DPFrequentItemsets(DifferentialPrivacyMixin, TransformerMixin, BaseEstimat
     def _tdps(self, X, columns, rng):
         q = len(columns)
         length = q if self.max_transaction_length is None else self.max_transaction_length
-        masks = truncate_masks(pack_transactions(X, columns), length)
-        bins = mask_counts(masks, q)
+        bins = sum_blocks(_Transactions(columns, self.binarize, length).bins, X)
         options = {"epsilon": self.epsilon, "rng": rng}
         if self.method != "tdps-bins":
             options["max_length"] = min(length, q)
@@ -314,19 +317,21 @@ class DPFrequentItemsets(DifferentialPrivacyMixin, TransformerMixin, BaseEstimat
 
         Parameters
         ----------
-        X : {array-like, sparse matrix, DataFrame} of shape (n_transactions, n_columns)
+        X : {array-like, sparse matrix, DataFrame} or dask array / DataFrame \
+of shape (n_transactions, n_columns)
 
         Returns
         -------
-        ndarray of shape (n_transactions, n_itemsets), bool
+        ndarray or dask array of shape (n_transactions, n_itemsets), bool
+            A lazy dask array for dask input.
         """
         check_is_fitted(self)
-        X = self._incidence(validate_data(self, X, accept_sparse="csr", reset=False))
-        X = sp.csc_matrix(X[:, self._columns], dtype=np.int64)
-        out = np.empty((X.shape[0], len(self.frequent_itemsets_)), dtype=bool)
-        for j, itemset in enumerate(self._itemsets):
-            out[:, j] = np.asarray(X[:, list(itemset)].sum(axis=1)).ravel() == len(itemset)
-        return out
+        if is_dask_collection(X):
+            X = as_dask_array(self, X, reset=False)
+        else:
+            X = validate_data(self, X, accept_sparse="csr", reset=False)
+        transactions = _Transactions(self._columns, self.binarize, itemsets=self._itemsets)
+        return map_rows(transactions.contains, X, dtype=bool, columns=len(self._itemsets))
 
     def get_feature_names_out(self, input_features=None):
         """``"a&b"`` for the itemset {a, b}, items in the order of ``items_``.
@@ -344,3 +349,51 @@ class DPFrequentItemsets(DifferentialPrivacyMixin, TransformerMixin, BaseEstimat
         tags.input_tags.sparse = True
         tags.transformer_tags.preserves_dtype = []  # outputs booleans
         return tags
+
+
+def _incidence(X, binarize):
+    """The 0/1 incidence matrix: ``X`` checked to hold only 0/1, or thresholded."""
+    if binarize is None:
+        values = X.data if sp.issparse(X) else X
+        if values.size and not np.isin(values, (0, 1)).all():
+            raise ValueError(
+                "X must be a boolean or 0/1 incidence matrix (one row per "
+                "transaction); it holds other values. Set binarize= to threshold it."
+            )
+        return X
+    if sp.issparse(X):
+        if binarize < 0:
+            raise ValueError(
+                "binarize must be >= 0 for sparse X: its implicit zeros would all become items."
+            )
+        X = X.copy()
+        X.data = X.data > binarize
+        X.eliminate_zeros()
+        return X
+    return X > binarize
+
+
+class _Transactions:
+    """What the estimator reads from a block of transactions: a small picklable object
+    whose methods :func:`~skdp.utils._stats.sum_blocks` and ``map_rows`` run on the whole
+    array (numpy, sparse) or on every row block of a dask array where it lives."""
+
+    def __init__(self, columns, binarize, max_length=None, itemsets=()):
+        self.columns, self.binarize = columns, binarize
+        self.max_length, self.itemsets = max_length, itemsets
+
+    def bins(self, block):
+        """Exact number of transactions per bin: projection onto ``I``, truncated."""
+        masks = pack_transactions(_incidence(block, self.binarize), self.columns)
+        return mask_counts(truncate_masks(masks, self.max_length), len(self.columns))
+
+    def contains(self, block):
+        """Whether each transaction contains each itemset."""
+        if block.shape[0] == 0:  # also dask's (0, 0) probe of the output type
+            return np.zeros((0, len(self.itemsets)), dtype=bool)
+        X = _incidence(block, self.binarize)
+        X = sp.csc_matrix(X[:, self.columns], dtype=np.int64)
+        out = np.empty((X.shape[0], len(self.itemsets)), dtype=bool)
+        for j, itemset in enumerate(self.itemsets):
+            out[:, j] = np.asarray(X[:, list(itemset)].sum(axis=1)).ravel() == len(itemset)
+        return out

@@ -2,19 +2,22 @@
 
 The shared pipeline (scaling, the one noisy release, the minimiser, the private part
 of ``fit``) lives in :mod:`skdp.linear_model._moments`; this module holds the two
-estimators and their privacy arguments.
+estimators and their privacy arguments, and the row block functions of their
+predictions (numpy arrays and dask collections alike).
 """
 
 import math
 
 import numpy as np
+from scipy.special import expit, softmax
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, _fit_context
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d, validate_data
 
 from skdp.linear_model import _moments
 from skdp.linear_model._base import LinearClassifierPredictMixin
 from skdp.linear_model._moments import COMMON_CONSTRAINTS, FunctionalMechanismBase
 from skdp.mechanisms import check_random_state
+from skdp.utils._stats import as_dask_array, is_dask_collection, map_rows, require_public
 from skdp.utils.validation import resolve_classes
 
 __all__ = ["FunctionalMechanismClassifier", "FunctionalMechanismRegressor"]
@@ -115,6 +118,13 @@ class FunctionalMechanismRegressor(FunctionalMechanismBase, RegressorMixin, Base
     the objective is unbounded (each would cost ``epsilon``); the noise is lattice
     Laplace (Mironov 2012).
 
+    **Dask.** ``fit`` takes dask arrays and DataFrames (and a dask ``y``) without
+    loading them: the exact statistics are sums over the rows, computed in one pass
+    by the same block function as for numpy input (clipping and scaling each row
+    inside its block), and noised once on the driver, so a seed gives the same model
+    either way (up to the order of the floating-point sums). The bounds must be
+    public there. ``predict`` returns a lazy dask array for dask input.
+
     References
     ----------
     J. Zhang, Z. Zhang, X. Xiao, Y. Yang and M. Winslett, "Functional Mechanism:
@@ -162,19 +172,27 @@ class FunctionalMechanismRegressor(FunctionalMechanismBase, RegressorMixin, Base
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
+        X : array-like or dask array / DataFrame of shape (n_samples, n_features)
+            A dask collection is never loaded: ``X^T X``, ``X^T y`` and the sums are
+            computed block by block where the blocks live (one pass, each row clipped
+            and scaled inside its block) and only they come back; ``bounds`` and
+            ``bounds_y`` must then be given. The same ``random_state`` gives the
+            model that the same data in memory gives.
+        y : array-like or dask array / Series of shape (n_samples,)
 
         Returns
         -------
         self
         """
-        X, y = validate_data(self, X, y, y_numeric=True, dtype=np.float64)
+        if is_dask_collection(X) or is_dask_collection(y):
+            require_public(self.bounds, "bounds", self)
+            require_public(self.bounds_y, "bounds_y", self)
+            X, y = _dask_data(self, X, y, numeric=True)
+        else:
+            X, y = validate_data(self, X, y, y_numeric=True, dtype=np.float64)
         rng = check_random_state(self.random_state)
         blocks = [(X, self.bounds, "bounds", "X"), (y[:, None], self.bounds_y, "bounds_y", "y")]
-        model, scalings, resolved = self._fit_noisy_model(
-            blocks, _moments.regression_moments, None, rng
-        )
+        model, scalings, resolved = self._fit_noisy_model(blocks, "regression", rng)
         coef, intercept = _moments.to_original_units(*model, scalings[0], scalings[1])
         self.coef_, self.intercept_ = coef[0], float(intercept[0])
         self.bounds_y_ = (float(resolved[1][0][0]), float(resolved[1][1][0]))
@@ -204,15 +222,16 @@ class FunctionalMechanismRegressor(FunctionalMechanismBase, RegressorMixin, Base
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like or dask array / DataFrame of shape (n_samples, n_features)
 
         Returns
         -------
-        ndarray of shape (n_samples,)
+        ndarray or dask array of shape (n_samples,)
+            A lazy dask array for dask input.
         """
         check_is_fitted(self)
-        X = validate_data(self, X, reset=False)
-        return X @ self.coef_ + self.intercept_
+        X = _prediction_data(self, X)
+        return map_rows(_LinearScores(self.coef_, self.intercept_).values, X, dtype=np.float64)
 
 
 class FunctionalMechanismClassifier(
@@ -260,6 +279,11 @@ class FunctionalMechanismClassifier(
     -----
     **Privacy.** ``epsilon``-DP under add/remove of one record; the budget split and
     the post-processing are the regressor's.
+
+    **Dask.** As for the regressor: ``fit`` computes the per-class sums and the Gram
+    matrix of a dask ``X`` in one pass, and needs public ``bounds`` and ``classes``
+    there (the labels are never read from a dask ``y``); the predictions of dask
+    input are lazy dask arrays.
 
     **Objective.** Per record, ``f(w) = log 2 + (1/2 - y) x~.w + (1/8) (x~.w)^2``
     with ``y`` in ``{0, 1}`` and ``x~ = (x', 1)`` in ``[-1, 1]^d``. Summed for class
@@ -334,32 +358,115 @@ class FunctionalMechanismClassifier(
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
+        X : array-like or dask array / DataFrame of shape (n_samples, n_features)
+            A dask collection is never loaded: the per-class sums and ``X^T X`` are
+            computed block by block where the blocks live (one pass, each row clipped
+            and scaled inside its block) and only they come back; ``bounds`` and
+            ``classes`` must then be given. The same ``random_state`` gives the
+            model that the same data in memory gives.
+        y : array-like or dask array / Series of shape (n_samples,)
 
         Returns
         -------
         self
         """
-        X, y = validate_data(self, X, y, dtype=np.float64)
-        classes, codes = resolve_classes(
-            self.classes, y, estimator_name=type(self).__name__, stacklevel=4
-        )
-        rng = check_random_state(self.random_state)
-
-        def statistics(design):
-            return _moments.classification_moments(
-                design, codes, len(classes), fit_intercept=self.fit_intercept
+        if is_dask_collection(X) or is_dask_collection(y):
+            require_public(self.bounds, "bounds", self)
+            if self.classes is None:
+                raise ValueError(
+                    f"{type(self).__name__} on a dask collection needs the public classes: "
+                    "taking the labels from y (with a PrivacyLeakWarning) is only done for "
+                    "in-memory arrays. Declare classes."
+                )
+            X, y = _dask_data(self, X, y, numeric=False)
+            classes = _public_classes(self.classes, type(self).__name__)
+            codes = y.map_blocks(_ClassCodes(classes), dtype=np.intp)
+        else:
+            X, y = validate_data(self, X, y, dtype=np.float64)
+            classes, codes = resolve_classes(
+                self.classes, y, estimator_name=type(self).__name__, stacklevel=4
             )
-
+        rng = check_random_state(self.random_state)
         blocks = [(X, self.bounds, "bounds", "X")]
-        model, scalings, _ = self._fit_noisy_model(blocks, statistics, len(classes), rng)
+        model, scalings, _ = self._fit_noisy_model(
+            blocks, "classification", rng, extra=[codes], n_classes=len(classes)
+        )
         self.coef_, self.intercept_ = _moments.to_original_units(*model, scalings[0])
         self.classes_ = classes
         return self
 
     def _weights(self, n_features, n_classes):
         return _moments.classification_weights(n_features, self.fit_intercept, n_classes)
+
+    def _map_scores(self, X, what):
+        """A :class:`_LinearScores` method over the rows of ``X``: numpy or lazy dask."""
+        check_is_fitted(self)
+        X = _prediction_data(self, X)
+        scores = _LinearScores(self.coef_, self.intercept_, self.classes_)
+        n_classes = len(self.classes_)
+        columns, dtype = {
+            "decision": (None if self.coef_.shape[0] == 1 else n_classes, np.float64),
+            "predict": (None, self.classes_.dtype),
+            "proba": (n_classes, np.float64),
+            "log_proba": (n_classes, np.float64),
+        }[what]
+        return map_rows(getattr(scores, what), X, dtype=dtype, columns=columns)
+
+    def decision_function(self, X):
+        """Signed distance to the hyperplane(s): ``X @ coef_.T + intercept_``.
+
+        Parameters
+        ----------
+        X : array-like or dask array / DataFrame of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray or dask array of shape (n_samples,) for two classes, else (n_samples, n_classes)
+            A lazy dask array for dask input.
+        """
+        return self._map_scores(X, "decision")
+
+    def predict(self, X):
+        """The class of each row: the sign of the score, or the class of the largest score.
+
+        Parameters
+        ----------
+        X : array-like or dask array / DataFrame of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray or dask array of shape (n_samples,)
+            A lazy dask array for dask input.
+        """
+        return self._map_scores(X, "predict")
+
+    def predict_proba(self, X):
+        """Class probabilities: the logistic of the score, or the softmax of the scores.
+
+        Parameters
+        ----------
+        X : array-like or dask array / DataFrame of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray or dask array of shape (n_samples, n_classes)
+            A lazy dask array for dask input.
+        """
+        return self._map_scores(X, "proba")
+
+    def predict_log_proba(self, X):
+        """Logarithm of :meth:`predict_proba`.
+
+        Parameters
+        ----------
+        X : array-like or dask array / DataFrame of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray or dask array of shape (n_samples, n_classes)
+            A lazy dask array for dask input.
+        """
+        return self._map_scores(X, "log_proba")
 
     def _minimise(self, sums, quadratic, noise_std, weights):
         n_classes, n_columns = sums.shape
@@ -385,3 +492,131 @@ class FunctionalMechanismClassifier(
             fit_intercept=self.fit_intercept,
             intercept_limit=2.0,
         )
+
+
+# ------------------------------------------------------------ dask input and row blocks
+
+
+def _dask_data(estimator, X, y, *, numeric):
+    """``(X, y)`` as row-aligned dask arrays, validated lazily (``X`` 2-D float64).
+
+    ``y`` may be a dask array, Series or one-column DataFrame, or an in-memory array;
+    ``numeric``: float64 and finite (checked block by block), else the labels as they
+    are. One of them may be in memory: it is cut into the other's row blocks.
+    """
+    import dask.array as da
+    import dask.dataframe as dd
+
+    if isinstance(y, dd.DataFrame):
+        if len(y.columns) != 1:
+            raise ValueError(f"y must be 1-D: a dask DataFrame with {len(y.columns)} columns.")
+        y = y.to_dask_array(lengths=True)
+    elif isinstance(y, dd.Series):
+        y = y.to_dask_array(lengths=True)
+    if isinstance(y, da.Array):
+        if y.ndim == 2 and y.shape[1] == 1:
+            y = y[:, 0]
+        if y.ndim != 1:
+            raise ValueError(f"y must be 1-D; got a dask array of shape {y.shape}.")
+        if any(np.isnan(c) for c in y.chunks[0]):
+            y = y.compute_chunk_sizes()
+        if numeric:
+            if not (np.issubdtype(y.dtype, np.number) or y.dtype == bool):
+                raise ValueError(f"y must be numeric, got dtype {y.dtype}.")
+            y = y.astype(np.float64).map_blocks(_finite_target, dtype=np.float64)
+    else:
+        y = column_or_1d(y, warn=True)
+        if numeric:
+            y = check_array(y, ensure_2d=False, dtype=np.float64, input_name="y")
+    if is_dask_collection(X):
+        X = as_dask_array(estimator, X, reset=True)
+    else:
+        X = validate_data(estimator, X, dtype=np.float64)
+    if X.shape[0] != y.shape[0]:
+        raise ValueError(
+            "Found input variables with inconsistent numbers of samples: "
+            f"[{X.shape[0]}, {y.shape[0]}]"
+        )
+    if not isinstance(y, da.Array):
+        y = da.from_array(y, chunks=(X.chunks[0],))
+    elif not isinstance(X, da.Array):
+        X = da.from_array(X, chunks=(y.chunks[0], -1))
+    return X, y
+
+
+def _finite_target(block):
+    if not np.isfinite(block).all():
+        raise ValueError("Input y contains NaN or infinity.")
+    return block
+
+
+def _public_classes(classes, estimator_name):
+    """The declared classes as an array, checked as :func:`resolve_classes` checks them."""
+    classes = np.asarray(classes)
+    if len(np.unique(classes)) != len(classes):
+        raise ValueError("classes contains duplicates")
+    if len(classes) < 2:
+        raise ValueError(f"{estimator_name} needs at least 2 classes; got {len(classes)} class")
+    return classes
+
+
+class _ClassCodes:
+    """Labels to their indices among the public classes, block by block (a block function)."""
+
+    def __init__(self, classes):
+        self.classes = classes
+
+    def __call__(self, labels):
+        index = {c: i for i, c in enumerate(self.classes.tolist())}
+        distinct, inverse = np.unique(labels, return_inverse=True)
+        codes = np.array([index.get(v, -1) for v in distinct.tolist()], dtype=np.intp)
+        if (codes < 0).any():
+            unknown = sorted(str(v) for v in distinct[codes < 0].tolist())
+            raise ValueError(f"y has labels not in classes: {unknown[:10]}")
+        return codes[inverse.reshape(-1)]
+
+
+def _prediction_data(estimator, X):
+    """``X`` validated for a prediction: lazily for a dask collection."""
+    if is_dask_collection(X):
+        return as_dask_array(estimator, X, reset=False)
+    return validate_data(estimator, X, reset=False)
+
+
+class _LinearScores:
+    """The released linear model's predictions of a block of rows (post-processing).
+
+    A small picklable object for :func:`~skdp.utils._stats.map_rows`, numpy and dask
+    alike: ``coef`` of shape (n_features,) (regression) or (n_models, n_features).
+    """
+
+    def __init__(self, coef, intercept, classes=None):
+        self.coef, self.intercept, self.classes = coef, intercept, classes
+
+    def values(self, block):
+        """The regression's predictions."""
+        return block @ self.coef + self.intercept
+
+    def decision(self, block):
+        """One score per row (two classes) or per row and class."""
+        scores = block @ self.coef.T + self.intercept
+        return scores.ravel() if scores.shape[1] == 1 else scores
+
+    def predict(self, block):
+        """The class of each row."""
+        scores = self.decision(block)
+        index = (scores > 0).astype(int) if scores.ndim == 1 else scores.argmax(axis=1)
+        return self.classes[index]
+
+    def proba(self, block):
+        """The logistic of the score, or the softmax of the scores."""
+        scores = self.decision(block)
+        if scores.ndim == 1:
+            positive = expit(scores)
+            return np.column_stack([1 - positive, positive])
+        return softmax(scores, axis=1)
+
+    def log_proba(self, block):
+        """The logarithm of :meth:`proba`."""
+        with np.errstate(divide="ignore"):
+            return np.log(self.proba(block))

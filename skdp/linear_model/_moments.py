@@ -8,7 +8,10 @@ functions that the tests can call one by one:
 2. :func:`regression_moments` / :func:`classification_moments`: the exact polynomial
    coefficients of the objective (one BLAS pass over the data), and
    :func:`release_moments`: one Laplace release of all of them, each entry scaled by a
-   public weight, at the sensitivity :func:`release_sensitivity`;
+   public weight, at the sensitivity :func:`release_sensitivity`. Steps 1 and 2 run
+   row block by row block through :class:`BlockMoments` and
+   :func:`skdp.utils._stats.sum_blocks`: once on the whole arrays for numpy input, on
+   every block where it lives for a dask collection (only the small sums travel);
 3. :func:`minimise_noisy_quadratic`: post-processing of the noisy coefficients into a
    linear model that tends to the (noisy) mean prediction, not to zero, as the noise
    grows.
@@ -30,16 +33,18 @@ from skdp.accounting import PrivacyLedger
 from skdp.base import DifferentialPrivacyMixin
 from skdp.mechanisms import laplace
 from skdp.utils._bounds import BOUNDS_SHARE, estimate_bounds
+from skdp.utils._stats import count_rows, sum_blocks
 from skdp.utils.validation import (
     EPSILON_CONSTRAINT,
     RANDOM_STATE_CONSTRAINT,
-    clip_to_bounds,
     resolve_bounds,
     split_budget,
+    warn_clipped,
 )
 
 __all__ = [
     "COMMON_CONSTRAINTS",
+    "BlockMoments",
     "FunctionalMechanismBase",
     "NoiseLevels",
     "classification_moments",
@@ -128,22 +133,28 @@ def unit_design(blocks, *, fit_intercept):
 
     Parameters
     ----------
-    blocks : list of (values, (shift, scale), (lower, upper), name)
-        The first block is the features; the ones column follows it when
-        ``fit_intercept``. Values outside ``[lower, upper]`` are clipped with a
-        :class:`~skdp.exceptions.ClippingWarning`.
+    blocks : list of (values, (shift, scale), (lower, upper))
+        ``values`` of shape (n_samples, k); the first block is the features, and the
+        ones column follows it when ``fit_intercept``. Values outside
+        ``[lower, upper]`` are clipped to it (counted, not warned about: the caller
+        warns once for all the row blocks).
     fit_intercept : bool
 
     Returns
     -------
-    ndarray of shape (n_samples, n_columns), every entry in ``[-1, 1]``
+    design : ndarray of shape (n_samples, n_columns), every entry in ``[-1, 1]``
+    n_clipped : ndarray of shape (len(blocks),), int64
+        Values of each block that lay outside its bounds.
     """
     n_samples = blocks[0][0].shape[0]
     widths = [values.shape[1] for values, *_ in blocks]
     design = np.empty((n_samples, sum(widths) + fit_intercept))
+    n_clipped = np.zeros(len(blocks), dtype=np.int64)
     start = 0
-    for i, (values, (shift, scale), (lower, upper), name) in enumerate(blocks):
-        clipped = clip_to_bounds(values, lower, upper, name=name)
+    for i, (values, (shift, scale), (lower, upper)) in enumerate(blocks):
+        values = np.asarray(values, dtype=float)
+        clipped = np.clip(values, lower, upper)
+        n_clipped[i] = np.count_nonzero(clipped != values)
         clipped -= shift
         clipped /= scale
         design[:, start : start + widths[i]] = clipped
@@ -152,7 +163,56 @@ def unit_design(blocks, *, fit_intercept):
             design[:, start] = 1.0
             start += 1
     np.clip(design, -1.0, 1.0, out=design)  # float rounding of the scaling only
-    return design
+    return design, n_clipped
+
+
+class BlockMoments:
+    """The exact statistics of a block of rows, each row bounded first: a block function.
+
+    A small picklable object (the public boxes and scalings, a few floats per column)
+    whose bound methods :func:`skdp.utils._stats.sum_blocks` runs on the whole arrays
+    (numpy) or on every row block where it lives (dask). Each row is clipped to the
+    public box and scaled into ``[-1, 1]`` inside the block, before anything is summed.
+
+    Parameters
+    ----------
+    boxes : list of (lower, upper)
+        The public bounds of each block of columns, features first.
+    scalings : list of (shift, scale)
+        From :func:`unit_scaling`, one per box.
+    fit_intercept : bool
+    n_classes : int or None, default=None
+        For :meth:`classification`.
+    """
+
+    def __init__(self, boxes, scalings, *, fit_intercept, n_classes=None):
+        self.boxes, self.scalings = boxes, scalings
+        self.fit_intercept, self.n_classes = fit_intercept, n_classes
+
+    def design(self, *values):
+        """:func:`unit_design` of the blocks ``values`` (2-D each, features first)."""
+        blocks = list(zip(values, self.scalings, self.boxes, strict=True))
+        return unit_design(blocks, fit_intercept=self.fit_intercept)
+
+    def regression(self, X, Y):
+        """``(linear, quadratic, n_clipped)``: :func:`regression_moments` of ``[x~ | y']``.
+
+        ``Y`` has one column; ``n_clipped`` counts the clipped values of ``X`` and ``Y``.
+        """
+        design, n_clipped = self.design(X, Y)
+        return (*regression_moments(design), n_clipped)
+
+    def classification(self, X, codes):
+        """``(sums, quadratic, n_clipped)``: :func:`classification_moments` of ``x~``.
+
+        ``codes`` are the indices of the rows' classes among the public classes.
+        """
+        design, n_clipped = self.design(X)
+        codes = np.asarray(codes, dtype=np.intp)
+        moments = classification_moments(
+            design, codes, self.n_classes, fit_intercept=self.fit_intercept
+        )
+        return (*moments, n_clipped)
 
 
 def upper_triangle(matrix):
@@ -384,25 +444,33 @@ class FunctionalMechanismBase(DifferentialPrivacyMixin):
     weights)`` (post-processing into a scaled model).
     """
 
-    def _fit_noisy_model(self, blocks, statistics, n_classes, rng):
-        """Resolve bounds, scale, release the moments once and minimise.
+    def _fit_noisy_model(self, blocks, statistics, rng, *, extra=(), n_classes=None):
+        """Resolve bounds, compute the statistics in one pass, release them once, minimise.
 
         ``blocks`` are ``(values, bounds parameter, parameter name, label)``, features
-        first; ``statistics(design)`` returns the exact ``(linear, quadratic)``.
-        Returns the scaled model ``(slopes, intercepts)``, the scalings and the bounds.
+        first, ``values`` 2-D numpy or dask arrays (on dask every bound is public: the
+        caller checks). ``statistics`` names the :class:`BlockMoments` method that
+        :func:`~skdp.utils._stats.sum_blocks` runs on the values and the ``extra``
+        row-aligned arrays; it returns ``(linear, quadratic, n_clipped)``. Returns the
+        scaled model ``(slopes, intercepts)``, the scalings and the bounds.
         """
         with PrivacyLedger() as ledger:
             resolved, self.epsilon_split_ = resolve_public_bounds(
                 self, [block[:3] for block in blocks], rng=rng
             )
             scalings = [unit_scaling(*r, centred=self.fit_intercept) for r in resolved]
-            design = unit_design(
-                [(b[0], s, r, b[3]) for b, s, r in zip(blocks, scalings, resolved, strict=True)],
-                fit_intercept=self.fit_intercept,
+            moments = BlockMoments(
+                resolved, scalings, fit_intercept=self.fit_intercept, n_classes=n_classes
             )
-            linear, quadratic = statistics(design)
-            del design
-            weights = self._weights(blocks[0][0].shape[1], n_classes)
+            values = [block[0] for block in blocks]
+            linear, quadratic, n_clipped = sum_blocks(
+                getattr(moments, statistics), *values, *extra
+            )
+            n_rows = count_rows(values[0])
+            for block, clipped in zip(blocks, n_clipped, strict=True):
+                # fit -> _fit_context -> the caller's line
+                warn_clipped(int(clipped), n_rows * block[0].shape[1], name=block[3], stacklevel=5)
+            weights = self._weights(values[0].shape[1], n_classes)
             epsilon = self.epsilon_split_["moments"]
             noisy_linear, noisy_quadratic = release_moments(
                 linear, quadratic, weights=weights, epsilon=epsilon, rng=rng
