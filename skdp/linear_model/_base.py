@@ -1,15 +1,94 @@
-"""What the private linear classifiers share: predictions from ``coef_`` and ``intercept_``.
+"""What the private linear models share: predictions from ``coef_`` and ``intercept_``.
 
-Everything here is post-processing of the released coefficients.
+Everything here is post-processing of the released coefficients. The predictions of a
+block of rows are methods of :class:`LinearScores`, a small picklable object holding the
+released model only, so that :func:`~skdp.utils._stats.map_rows` applies them to a
+numpy array at once or to a dask collection block by block (a lazy dask array).
 """
 
 import numpy as np
 from scipy.special import expit, softmax
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from skdp.utils._stats import as_dask_array, is_dask_collection, map_rows
 
-class LinearDecisionMixin:
-    """``decision_function`` and ``predict`` of a linear model (one score per class).
+
+class LinearScores:
+    """``features(X) @ coef.T + intercept`` and what is derived from it, per block.
+
+    Parameters
+    ----------
+    coef : ndarray of shape (n_features,) (regression) or (n_models, n_features)
+    intercept : float or ndarray of shape (n_models,)
+    classes : ndarray of shape (n_classes,) or None
+    features : callable or None
+        A public map of a block of ``X`` to the features ``coef`` weighs (None: ``X``).
+    """
+
+    def __init__(self, coef, intercept, classes=None, features=None):
+        self.coef, self.intercept, self.classes = coef, intercept, classes
+        self.features = features
+
+    def _inputs(self, block):
+        return block if self.features is None else self.features(block)
+
+    def values(self, block):
+        """The regression's predictions."""
+        return self._inputs(block) @ self.coef + self.intercept
+
+    def decision(self, block):
+        """One score per row (two classes) or per row and class."""
+        scores = self._inputs(block) @ self.coef.T + self.intercept
+        return scores.ravel() if scores.shape[1] == 1 else scores
+
+    def predict(self, block):
+        """The class of each row: the sign of the score, or the largest score's class."""
+        scores = self.decision(block)
+        index = (scores > 0).astype(int) if scores.ndim == 1 else scores.argmax(axis=1)
+        return self.classes[index]
+
+    def proba(self, block):
+        """The logistic of the score, or the softmax of the scores."""
+        scores = self.decision(block)
+        if scores.ndim == 1:
+            positive = expit(scores)
+            return np.column_stack([1 - positive, positive])
+        return softmax(scores, axis=1)
+
+    def log_proba(self, block):
+        """The logarithm of :meth:`proba`."""
+        with np.errstate(divide="ignore"):
+            return np.log(self.proba(block))
+
+
+class LinearPredictionMixin:
+    """Applies :class:`LinearScores` to numpy arrays or dask collections."""
+
+    def _block_features(self):
+        """A public map of a block of ``X`` to the features ``coef_`` weighs (None: X)."""
+        return None
+
+    def _map_scores(self, X, what):
+        check_is_fitted(self)
+        if is_dask_collection(X):
+            X = as_dask_array(self, X, reset=False)
+        else:
+            X = validate_data(self, X, reset=False)
+        classes = getattr(self, "classes_", None)
+        scores = LinearScores(self.coef_, self.intercept_, classes, self._block_features())
+        n_scores = None if self.coef_.ndim == 1 or self.coef_.shape[0] == 1 else len(classes)
+        columns, dtype = {
+            "values": (None, np.float64),
+            "decision": (n_scores, np.float64),
+            "predict": (None, None if classes is None else classes.dtype),
+            "proba": (None if classes is None else len(classes), np.float64),
+            "log_proba": (None if classes is None else len(classes), np.float64),
+        }[what]
+        return map_rows(getattr(scores, what), X, dtype=dtype, columns=columns)
+
+
+class LinearDecisionMixin(LinearPredictionMixin):
+    """``decision_function`` and ``predict`` of a linear classifier (one score per class).
 
     The estimator sets ``classes_`` (n_classes labels), ``coef_`` of shape
     ``(1, n_features)`` for two classes or ``(n_classes, n_features)`` (one score per
@@ -22,31 +101,29 @@ class LinearDecisionMixin:
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like or dask array / DataFrame of shape (n_samples, n_features)
+            A dask collection gives a lazy dask array, computed block by block.
 
         Returns
         -------
-        ndarray of shape (n_samples,) for two classes, else (n_samples, n_classes)
+        ndarray or dask array of shape (n_samples,) or (n_samples, n_classes)
+            One score per row for two classes, else one per row and class.
         """
-        check_is_fitted(self)
-        X = validate_data(self, X, reset=False)
-        scores = self._features(X) @ self.coef_.T + self.intercept_
-        return scores.ravel() if scores.shape[1] == 1 else scores
-
-    def _features(self, X):
-        """What ``coef_`` weighs: the columns of ``X`` (a kernel model maps them first)."""
-        return X
+        return self._map_scores(X, "decision")
 
     def predict(self, X):
         """The class of each row: the sign of the score, or the class of the largest score.
 
+        Parameters
+        ----------
+        X : array-like or dask array / DataFrame of shape (n_samples, n_features)
+            A dask collection gives a lazy dask array, computed block by block.
+
         Returns
         -------
-        ndarray of shape (n_samples,)
+        ndarray or dask array of shape (n_samples,)
         """
-        scores = self.decision_function(X)
-        index = (scores > 0).astype(int) if scores.ndim == 1 else scores.argmax(axis=1)
-        return self.classes_[index]
+        return self._map_scores(X, "predict")
 
 
 class LinearClassifierPredictMixin(LinearDecisionMixin):
@@ -58,22 +135,27 @@ class LinearClassifierPredictMixin(LinearDecisionMixin):
         With more than two classes the per-class scores go through a softmax: exact for
         a softmax model, and what scikit-learn's multinomial logistic regression does.
 
+        Parameters
+        ----------
+        X : array-like or dask array / DataFrame of shape (n_samples, n_features)
+            A dask collection gives a lazy dask array, computed block by block.
+
         Returns
         -------
-        ndarray of shape (n_samples, n_classes)
+        ndarray or dask array of shape (n_samples, n_classes)
         """
-        scores = self.decision_function(X)
-        if scores.ndim == 1:
-            positive = expit(scores)
-            return np.column_stack([1 - positive, positive])
-        return softmax(scores, axis=1)
+        return self._map_scores(X, "proba")
 
     def predict_log_proba(self, X):
         """Logarithm of :meth:`predict_proba`.
 
+        Parameters
+        ----------
+        X : array-like or dask array / DataFrame of shape (n_samples, n_features)
+            A dask collection gives a lazy dask array, computed block by block.
+
         Returns
         -------
-        ndarray of shape (n_samples, n_classes)
+        ndarray or dask array of shape (n_samples, n_classes)
         """
-        with np.errstate(divide="ignore"):
-            return np.log(self.predict_proba(X))
+        return self._map_scores(X, "log_proba")

@@ -9,21 +9,27 @@ predictions (numpy arrays and dask collections alike).
 import math
 
 import numpy as np
-from scipy.special import expit, softmax
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, _fit_context
-from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d, validate_data
+from sklearn.utils.validation import validate_data
 
 from skdp.linear_model import _moments
-from skdp.linear_model._base import LinearClassifierPredictMixin
+from skdp.linear_model._base import LinearClassifierPredictMixin, LinearPredictionMixin
 from skdp.linear_model._moments import COMMON_CONSTRAINTS, FunctionalMechanismBase
 from skdp.mechanisms import check_random_state
-from skdp.utils._stats import as_dask_array, is_dask_collection, map_rows, require_public
+from skdp.utils._stats import (
+    as_dask_xy,
+    is_dask_collection,
+    public_classes,
+    require_public,
+)
 from skdp.utils.validation import resolve_classes
 
 __all__ = ["FunctionalMechanismClassifier", "FunctionalMechanismRegressor"]
 
 
-class FunctionalMechanismRegressor(FunctionalMechanismBase, RegressorMixin, BaseEstimator):
+class FunctionalMechanismRegressor(
+    FunctionalMechanismBase, LinearPredictionMixin, RegressorMixin, BaseEstimator
+):
     """Differentially private least squares by the functional mechanism.
 
     Perturbs the coefficients of the least-squares objective rather than the data or
@@ -187,7 +193,7 @@ class FunctionalMechanismRegressor(FunctionalMechanismBase, RegressorMixin, Base
         if is_dask_collection(X) or is_dask_collection(y):
             require_public(self.bounds, "bounds", self)
             require_public(self.bounds_y, "bounds_y", self)
-            X, y = _dask_data(self, X, y, numeric=True)
+            X, y = as_dask_xy(self, X, y, numeric=True)
         else:
             X, y = validate_data(self, X, y, y_numeric=True, dtype=np.float64)
         rng = check_random_state(self.random_state)
@@ -229,9 +235,7 @@ class FunctionalMechanismRegressor(FunctionalMechanismBase, RegressorMixin, Base
         ndarray or dask array of shape (n_samples,)
             A lazy dask array for dask input.
         """
-        check_is_fitted(self)
-        X = _prediction_data(self, X)
-        return map_rows(_LinearScores(self.coef_, self.intercept_).values, X, dtype=np.float64)
+        return self._map_scores(X, "values")
 
 
 class FunctionalMechanismClassifier(
@@ -378,9 +382,8 @@ class FunctionalMechanismClassifier(
                     "taking the labels from y (with a PrivacyLeakWarning) is only done for "
                     "in-memory arrays. Declare classes."
                 )
-            X, y = _dask_data(self, X, y, numeric=False)
-            classes = _public_classes(self.classes, type(self).__name__)
-            codes = y.map_blocks(_ClassCodes(classes), dtype=np.intp)
+            classes = public_classes(self.classes, self)
+            X, codes = as_dask_xy(self, X, y, classes=classes)
         else:
             X, y = validate_data(self, X, y, dtype=np.float64)
             classes, codes = resolve_classes(
@@ -397,76 +400,6 @@ class FunctionalMechanismClassifier(
 
     def _weights(self, n_features, n_classes):
         return _moments.classification_weights(n_features, self.fit_intercept, n_classes)
-
-    def _map_scores(self, X, what):
-        """A :class:`_LinearScores` method over the rows of ``X``: numpy or lazy dask."""
-        check_is_fitted(self)
-        X = _prediction_data(self, X)
-        scores = _LinearScores(self.coef_, self.intercept_, self.classes_)
-        n_classes = len(self.classes_)
-        columns, dtype = {
-            "decision": (None if self.coef_.shape[0] == 1 else n_classes, np.float64),
-            "predict": (None, self.classes_.dtype),
-            "proba": (n_classes, np.float64),
-            "log_proba": (n_classes, np.float64),
-        }[what]
-        return map_rows(getattr(scores, what), X, dtype=dtype, columns=columns)
-
-    def decision_function(self, X):
-        """Signed distance to the hyperplane(s): ``X @ coef_.T + intercept_``.
-
-        Parameters
-        ----------
-        X : array-like or dask array / DataFrame of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray or dask array of shape (n_samples,) for two classes, else (n_samples, n_classes)
-            A lazy dask array for dask input.
-        """
-        return self._map_scores(X, "decision")
-
-    def predict(self, X):
-        """The class of each row: the sign of the score, or the class of the largest score.
-
-        Parameters
-        ----------
-        X : array-like or dask array / DataFrame of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray or dask array of shape (n_samples,)
-            A lazy dask array for dask input.
-        """
-        return self._map_scores(X, "predict")
-
-    def predict_proba(self, X):
-        """Class probabilities: the logistic of the score, or the softmax of the scores.
-
-        Parameters
-        ----------
-        X : array-like or dask array / DataFrame of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray or dask array of shape (n_samples, n_classes)
-            A lazy dask array for dask input.
-        """
-        return self._map_scores(X, "proba")
-
-    def predict_log_proba(self, X):
-        """Logarithm of :meth:`predict_proba`.
-
-        Parameters
-        ----------
-        X : array-like or dask array / DataFrame of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray or dask array of shape (n_samples, n_classes)
-            A lazy dask array for dask input.
-        """
-        return self._map_scores(X, "log_proba")
 
     def _minimise(self, sums, quadratic, noise_std, weights):
         n_classes, n_columns = sums.shape
@@ -492,131 +425,3 @@ class FunctionalMechanismClassifier(
             fit_intercept=self.fit_intercept,
             intercept_limit=2.0,
         )
-
-
-# ------------------------------------------------------------ dask input and row blocks
-
-
-def _dask_data(estimator, X, y, *, numeric):
-    """``(X, y)`` as row-aligned dask arrays, validated lazily (``X`` 2-D float64).
-
-    ``y`` may be a dask array, Series or one-column DataFrame, or an in-memory array;
-    ``numeric``: float64 and finite (checked block by block), else the labels as they
-    are. One of them may be in memory: it is cut into the other's row blocks.
-    """
-    import dask.array as da
-    import dask.dataframe as dd
-
-    if isinstance(y, dd.DataFrame):
-        if len(y.columns) != 1:
-            raise ValueError(f"y must be 1-D: a dask DataFrame with {len(y.columns)} columns.")
-        y = y.to_dask_array(lengths=True)
-    elif isinstance(y, dd.Series):
-        y = y.to_dask_array(lengths=True)
-    if isinstance(y, da.Array):
-        if y.ndim == 2 and y.shape[1] == 1:
-            y = y[:, 0]
-        if y.ndim != 1:
-            raise ValueError(f"y must be 1-D; got a dask array of shape {y.shape}.")
-        if any(np.isnan(c) for c in y.chunks[0]):
-            y = y.compute_chunk_sizes()
-        if numeric:
-            if not (np.issubdtype(y.dtype, np.number) or y.dtype == bool):
-                raise ValueError(f"y must be numeric, got dtype {y.dtype}.")
-            y = y.astype(np.float64).map_blocks(_finite_target, dtype=np.float64)
-    else:
-        y = column_or_1d(y, warn=True)
-        if numeric:
-            y = check_array(y, ensure_2d=False, dtype=np.float64, input_name="y")
-    if is_dask_collection(X):
-        X = as_dask_array(estimator, X, reset=True)
-    else:
-        X = validate_data(estimator, X, dtype=np.float64)
-    if X.shape[0] != y.shape[0]:
-        raise ValueError(
-            "Found input variables with inconsistent numbers of samples: "
-            f"[{X.shape[0]}, {y.shape[0]}]"
-        )
-    if not isinstance(y, da.Array):
-        y = da.from_array(y, chunks=(X.chunks[0],))
-    elif not isinstance(X, da.Array):
-        X = da.from_array(X, chunks=(y.chunks[0], -1))
-    return X, y
-
-
-def _finite_target(block):
-    if not np.isfinite(block).all():
-        raise ValueError("Input y contains NaN or infinity.")
-    return block
-
-
-def _public_classes(classes, estimator_name):
-    """The declared classes as an array, checked as :func:`resolve_classes` checks them."""
-    classes = np.asarray(classes)
-    if len(np.unique(classes)) != len(classes):
-        raise ValueError("classes contains duplicates")
-    if len(classes) < 2:
-        raise ValueError(f"{estimator_name} needs at least 2 classes; got {len(classes)} class")
-    return classes
-
-
-class _ClassCodes:
-    """Labels to their indices among the public classes, block by block (a block function)."""
-
-    def __init__(self, classes):
-        self.classes = classes
-
-    def __call__(self, labels):
-        index = {c: i for i, c in enumerate(self.classes.tolist())}
-        distinct, inverse = np.unique(labels, return_inverse=True)
-        codes = np.array([index.get(v, -1) for v in distinct.tolist()], dtype=np.intp)
-        if (codes < 0).any():
-            unknown = sorted(str(v) for v in distinct[codes < 0].tolist())
-            raise ValueError(f"y has labels not in classes: {unknown[:10]}")
-        return codes[inverse.reshape(-1)]
-
-
-def _prediction_data(estimator, X):
-    """``X`` validated for a prediction: lazily for a dask collection."""
-    if is_dask_collection(X):
-        return as_dask_array(estimator, X, reset=False)
-    return validate_data(estimator, X, reset=False)
-
-
-class _LinearScores:
-    """The released linear model's predictions of a block of rows (post-processing).
-
-    A small picklable object for :func:`~skdp.utils._stats.map_rows`, numpy and dask
-    alike: ``coef`` of shape (n_features,) (regression) or (n_models, n_features).
-    """
-
-    def __init__(self, coef, intercept, classes=None):
-        self.coef, self.intercept, self.classes = coef, intercept, classes
-
-    def values(self, block):
-        """The regression's predictions."""
-        return block @ self.coef + self.intercept
-
-    def decision(self, block):
-        """One score per row (two classes) or per row and class."""
-        scores = block @ self.coef.T + self.intercept
-        return scores.ravel() if scores.shape[1] == 1 else scores
-
-    def predict(self, block):
-        """The class of each row."""
-        scores = self.decision(block)
-        index = (scores > 0).astype(int) if scores.ndim == 1 else scores.argmax(axis=1)
-        return self.classes[index]
-
-    def proba(self, block):
-        """The logistic of the score, or the softmax of the scores."""
-        scores = self.decision(block)
-        if scores.ndim == 1:
-            positive = expit(scores)
-            return np.column_stack([1 - positive, positive])
-        return softmax(scores, axis=1)
-
-    def log_proba(self, block):
-        """The logarithm of :meth:`proba`."""
-        with np.errstate(divide="ignore"):
-            return np.log(self.proba(block))

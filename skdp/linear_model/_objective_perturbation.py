@@ -17,11 +17,14 @@ from skdp.linear_model._base import LinearClassifierPredictMixin
 from skdp.mechanisms import check_random_state, l2_laplace_noise
 from skdp.utils._erm import (
     MAX_ITER,
+    RowLoss,
     minimise,
+    persist_design,
     perturbation_parameters,
     require_data_norm,
     unit_ball_design,
 )
+from skdp.utils._stats import as_dask_xy, is_dask_collection, public_classes
 from skdp.utils.validation import (
     EPSILON_CONSTRAINT,
     RANDOM_STATE_CONSTRAINT,
@@ -32,59 +35,60 @@ from skdp.utils.validation import (
 __all__ = ["ObjectivePerturbationLogistic"]
 
 
-class _Logistic:
-    """Summed logistic loss of ``w`` on the design rows with labels ``sign`` in {-1, +1}."""
+class _Logistic(RowLoss):
+    """Summed logistic loss of ``w``; the label is +1 for code ``positive``, else -1."""
 
     curvature, sensitivity, rank = 0.25, 1.0, 1
 
-    def __init__(self, design, sign):
-        self.design, self.sign, self.size = design, sign, design.shape[1]
-        self._last = (None, None)
+    def __init__(self, design, positive):
+        super().__init__(design)
+        self.positive = positive
 
-    def loss_grad(self, w):
-        margin = self.sign * self.design.dot(w)
+    def __call__(self, X, codes, *, w, hessian=False):
+        design, sign = self.rows(X), np.where(codes == self.positive, 1.0, -1.0)
+        margin = sign * design.dot(w)
         small = np.exp(-np.abs(margin))  # log(1 + e^-m) and its slope, overflow-free
-        self._last = (w, small)
         loss = np.maximum(-margin, 0).sum() + np.log1p(small).sum()
         slope = np.where(margin >= 0, small, 1.0) / (1 + small)  # -l'(m) = expit(-m)
-        return loss, self.design.tdot(-self.sign * slope)
-
-    def hessian(self, w):
-        last, small = self._last
-        if last is not w:
-            small = np.exp(-np.abs(self.design.dot(w)))
-        return self.design.gram(small / (1 + small) ** 2)  # l''(m)
+        grad = design.tdot(-sign * slope)
+        if not hessian:
+            return loss, grad
+        return loss, grad, design.gram(small / (1 + small) ** 2)  # l''(m)
 
 
-class _Softmax:
+class _Softmax(RowLoss):
     """Summed multinomial (softmax) loss of the flattened ``(K, dim)`` matrix ``w``."""
 
     curvature, sensitivity = 0.5, math.sqrt(2)
 
-    def __init__(self, design, codes, n_classes):
-        self.design, self.codes, self.n_classes = design, codes, n_classes
-        self.rows, self.rank = np.arange(design.shape[0]), n_classes - 1
+    def __init__(self, design, n_classes):
+        super().__init__(design)
+        self.n_classes, self.rank = n_classes, n_classes - 1
         self.size = n_classes * design.shape[1]
 
-    def loss_grad(self, w):
-        log_p = log_softmax(self.design.dot(w.reshape(self.n_classes, -1)), axis=1)
+    def __call__(self, X, codes, *, w, hessian=False):
+        design, rows = self.rows(X), np.arange(X.shape[0])
+        log_p = log_softmax(design.dot(w.reshape(self.n_classes, -1)), axis=1)
         residual = np.exp(log_p)
-        residual[self.rows, self.codes] -= 1
-        return -log_p[self.rows, self.codes].sum(), self.design.tdot(residual).ravel()
-
-    def hessian(self, w):
-        p = softmax(self.design.dot(w.reshape(self.n_classes, -1)), axis=1)
-        K, d = self.n_classes, self.design.shape[1]
+        residual[rows, codes] -= 1
+        loss, grad = -log_p[rows, codes].sum(), design.tdot(residual).ravel()
+        if not hessian:
+            return loss, grad
+        p = softmax(design.dot(w.reshape(self.n_classes, -1)), axis=1)
+        K, d = self.n_classes, design.shape[1]
         H = np.empty((K, d, K, d))
         for a in range(K):
             for b in range(a, K):
-                H[a, :, b, :] = self.design.gram(p[:, a] * ((a == b) - p[:, b]))
+                H[a, :, b, :] = design.gram(p[:, a] * ((a == b) - p[:, b]))
                 H[b, :, a, :] = H[a, :, b, :].T
-        return H.reshape(K * d, K * d)
+        return loss, grad, H.reshape(K * d, K * d)
 
 
 class ObjectivePerturbationLogistic(
-    DifferentialPrivacyMixin, LinearClassifierPredictMixin, ClassifierMixin, BaseEstimator
+    DifferentialPrivacyMixin,
+    LinearClassifierPredictMixin,
+    ClassifierMixin,
+    BaseEstimator,
 ):
     """L2-regularised logistic regression, made private by perturbing the objective.
 
@@ -110,7 +114,7 @@ class ObjectivePerturbationLogistic(
         Fit an intercept (a regularised constant feature inside the norm bound).
     classes : array-like, default=None
         The public class labels. ``None`` takes them from ``y`` with a
-        :class:`~skdp.exceptions.PrivacyLeakWarning`.
+        :class:`~skdp.exceptions.PrivacyLeakWarning` (refused on dask input).
     multi_class : {"multinomial", "ovr"}, default="multinomial"
         For more than two classes: one softmax problem (as scikit-learn's
         ``LogisticRegression``), or one-vs-rest (``epsilon / K`` per class). The softmax
@@ -186,6 +190,17 @@ class ObjectivePerturbationLogistic(
     warn (``ConvergenceWarning``). Floating-point sampling and rounding are outside
     the proof (see :func:`~skdp.mechanisms.l2_laplace_noise`).
 
+    **Dask**: ``fit`` takes a dask array or DataFrame ``X`` (and a dask or in-memory
+    ``y``) without loading it on the driver. The rows are clipped to ``data_norm``
+    inside the blocks and kept in the workers' memory with the class codes; every
+    evaluation of the solver (loss, gradient and, for the Newton steps, the Hessian) is
+    one pass over the blocks that returns ``dim``-sized sums, and the noise, the
+    extra regularisation and the rest of the solver stay on the driver. The iteration and
+    its stopping rule are those of in-memory input, so the same ``random_state`` gives
+    the same model up to floating-point summation order. ``classes`` must be given:
+    the labels are never read from a dask ``y``. ``predict``, ``predict_proba`` and
+    ``decision_function`` on dask input return lazy dask arrays.
+
     References
     ----------
     K. Chaudhuri, C. Monteleoni and A. D. Sarwate, "Differentially Private Empirical
@@ -242,27 +257,38 @@ class ObjectivePerturbationLogistic(
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
+        X : array-like or dask array / DataFrame of shape (n_samples, n_features)
+            A dask collection is never loaded on the driver: its clipped rows are kept
+            in the workers' memory and each solver step sums over the blocks there
+            (Notes); ``classes`` must then be given.
+        y : array-like, dask array or dask Series of shape (n_samples,)
 
         Returns
         -------
         self
         """
-        X, y = validate_data(self, X, y, dtype=np.float64)
+        if is_dask_collection(X):
+            norm = require_data_norm(self.data_norm, type(self).__name__)
+            classes = public_classes(self.classes, self)
+            X, codes = as_dask_xy(self, X, y, classes=classes)
+            design, codes = persist_design(
+                X, codes, norm=norm, fit_intercept=self.fit_intercept, stacklevel=4
+            )
+        else:
+            X, y = validate_data(self, X, y, dtype=np.float64)
+            norm = require_data_norm(self.data_norm, type(self).__name__)
+            classes, codes = resolve_classes(
+                self.classes, y, estimator_name=type(self).__name__, stacklevel=4
+            )
+            design = unit_ball_design(X, norm, fit_intercept=self.fit_intercept)
         rng = check_random_state(self.random_state)
-        norm = require_data_norm(self.data_norm, type(self).__name__)
-        classes, codes = resolve_classes(
-            self.classes, y, estimator_name=type(self).__name__, stacklevel=4
-        )
-        design = unit_ball_design(X, norm, fit_intercept=self.fit_intercept)
         K, dim = len(classes), design.shape[1]
         if K == 2:
-            problems = [_Logistic(design, np.where(codes == 1, 1.0, -1.0))]
+            problems = [_Logistic(design, 1)]
         elif self.multi_class == "ovr":
-            problems = [_Logistic(design, np.where(codes == k, 1.0, -1.0)) for k in range(K)]
+            problems = [_Logistic(design, k) for k in range(K)]
         else:
-            problems = [_Softmax(design, codes, K)]
+            problems = [_Softmax(design, K)]
         shares = split_budget(self.epsilon, [1.0] * len(problems))
         first = problems[0]
         extra, beta = perturbation_parameters(
@@ -276,7 +302,7 @@ class ObjectivePerturbationLogistic(
                 b = l2_laplace_noise(
                     problem.size, sensitivity=problem.sensitivity, epsilon=beta, random_state=rng
                 )
-                w, _, done = minimise(problem, lam, b, self.tol, MAX_ITER)
+                w, _, done = minimise(problem, design.X, codes, lam, b, self.tol, MAX_ITER)
                 weights.append(w)
                 converged &= done
         if not converged:

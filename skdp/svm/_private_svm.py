@@ -1,5 +1,6 @@
 """PrivateSVM: linear and random-Fourier-feature SVMs by output or objective perturbation."""
 
+import functools
 import math
 import warnings
 from numbers import Integral, Real
@@ -21,10 +22,12 @@ from skdp.utils._erm import (
     NORM_MARGIN,
     Design,
     minimise,
+    persist_design,
     perturbation_parameters,
     require_data_norm,
     unit_ball_design,
 )
+from skdp.utils._stats import as_dask_xy, is_dask_collection, public_classes
 from skdp.utils.validation import (
     EPSILON_CONSTRAINT,
     RANDOM_STATE_CONSTRAINT,
@@ -43,7 +46,12 @@ def random_fourier_features(X, frequencies):
     return np.hstack([np.cos(projection), np.sin(projection)]) / math.sqrt(len(frequencies))
 
 
-class PrivateSVM(DifferentialPrivacyMixin, LinearDecisionMixin, ClassifierMixin, BaseEstimator):
+class PrivateSVM(
+    DifferentialPrivacyMixin,
+    LinearDecisionMixin,
+    ClassifierMixin,
+    BaseEstimator,
+):
     """Support vector machine with differential privacy, linear or RBF (random features).
 
     Minimises ``C sum_i loss(y_i f(x_i)) + ||w||^2 / 2`` (scikit-learn's ``C``
@@ -93,7 +101,7 @@ class PrivateSVM(DifferentialPrivacyMixin, LinearDecisionMixin, ClassifierMixin,
         Fit an intercept, as a regularised constant feature (Notes).
     classes : array-like, default=None
         The public class labels. ``None`` takes them from ``y`` with a
-        :class:`~skdp.exceptions.PrivacyLeakWarning`.
+        :class:`~skdp.exceptions.PrivacyLeakWarning` (refused on dask input).
     tol : float, default=0.01
         ``mechanism="output"``: the solver must prove (by its duality gap) that its
         answer is within ``tol * Delta / 2`` of the exact minimiser, and the noise is
@@ -161,6 +169,17 @@ class PrivateSVM(DifferentialPrivacyMixin, LinearDecisionMixin, ClassifierMixin,
     :class:`~skdp.svm.SolverCertificateError` (raised before any noise is drawn) is
     itself a bit of information about it. With the default ``tol`` the certificate
     holds by orders of magnitude on every dataset tried.
+
+    **Dask**: with ``mechanism="objective"``, ``fit`` takes a dask array or DataFrame
+    ``X`` (and a dask or in-memory ``y``) without loading it on the driver: the rows are
+    clipped inside the blocks (``kernel="linear"``) or mapped to their random Fourier
+    features there (``kernel="rbf"``: the frequencies are public), kept in the workers'
+    memory, and every Newton or L-BFGS evaluation is one pass over the blocks returning
+    the summed loss, gradient and Hessian; noise and solver stay on the driver, and the
+    same ``random_state`` gives the in-memory model up to summation order.
+    ``classes`` must be given. ``mechanism="output"`` refuses dask input: its certified
+    QP solver needs all the rows at once. ``predict`` and ``decision_function`` on dask
+    input return lazy dask arrays.
 
     References
     ----------
@@ -236,33 +255,47 @@ class PrivateSVM(DifferentialPrivacyMixin, LinearDecisionMixin, ClassifierMixin,
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
+        X : array-like or dask array / DataFrame of shape (n_samples, n_features)
+            A dask collection (``mechanism="objective"`` only) is never loaded on the
+            driver: the features are kept in the workers' memory and each solver step
+            sums over the blocks there (Notes); ``classes`` must then be given.
+        y : array-like, dask array or dask Series of shape (n_samples,)
 
         Returns
         -------
         self
         """
-        X, y = validate_data(self, X, y, dtype=np.float64)
         rng = check_random_state(self.random_state)
-        classes, codes = resolve_classes(
-            self.classes, y, estimator_name=type(self).__name__, stacklevel=4
-        )
-        design = self._design(X, rng)
-        if len(classes) == 2:
-            signs = [np.where(codes == 1, 1.0, -1.0)]
+        if is_dask_collection(X):
+            if self.mechanism == "output":
+                raise ValueError(
+                    "PrivateSVM(mechanism='output') does not take dask collections: its "
+                    "certified hinge-loss solver needs the whole data in memory. Use "
+                    "mechanism='objective' (objective perturbation of the Huber loss), "
+                    "which sums its gradients and Hessians block by block."
+                )
+            classes = public_classes(self.classes, self)
+            X, codes = as_dask_xy(self, X, y, classes=classes)
+            design, codes = self._design(X, rng, codes)
         else:
-            signs = [np.where(codes == k, 1.0, -1.0) for k in range(len(classes))]
-        fit_one = self._output_perturbation if self.mechanism == "output" else self._objective
-        rows = design.rows() if self.mechanism == "output" else design
+            X, y = validate_data(self, X, y, dtype=np.float64)
+            classes, codes = resolve_classes(
+                self.classes, y, estimator_name=type(self).__name__, stacklevel=4
+            )
+            design, _ = self._design(X, rng)
+        positives = [1] if len(classes) == 2 else list(range(len(classes)))
+        rows = design.rows() if self.mechanism == "output" else None
         self.epsilon_split_, self.extra_regularization_ = {}, 0.0
         with PrivacyLedger() as ledger:
-            weights = [
-                fit_one(rows, sign, share, rng)
-                for share, sign in zip(
-                    split_budget(self.epsilon, [1.0] * len(signs)), signs, strict=True
-                )
-            ]
+            weights = []
+            for share, positive in zip(
+                split_budget(self.epsilon, [1.0] * len(positives)), positives, strict=True
+            ):
+                if self.mechanism == "output":
+                    sign = np.where(codes == positive, 1.0, -1.0)
+                    weights.append(self._output_perturbation(rows, sign, share, rng))
+                else:
+                    weights.append(self._objective(design, codes, positive, share, rng))
         W = np.vstack(weights) * design.scale  # the weights of the unscaled features
         if self.fit_intercept:
             self.coef_ = W[:, :-1].copy()
@@ -273,18 +306,26 @@ class PrivateSVM(DifferentialPrivacyMixin, LinearDecisionMixin, ClassifierMixin,
         self.privacy_spent_ = ledger.total
         return self
 
-    def _design(self, X, rng):
-        """The features of norm <= 1 (with the constant column), not materialised."""
+    def _design(self, X, rng, codes=None):
+        """The features of norm <= 1 (with the constant column), not materialised; on
+        dask input (``codes`` given) persisted in the workers' memory with the codes."""
         if self.kernel == "linear":
             norm = require_data_norm(self.data_norm, "PrivateSVM(kernel='linear')")
-            return unit_ball_design(X, norm, fit_intercept=self.fit_intercept)
+            if codes is not None:
+                return persist_design(
+                    X, codes, norm=norm, fit_intercept=self.fit_intercept, stacklevel=5
+                )
+            return unit_ball_design(X, norm, fit_intercept=self.fit_intercept), None
         self.random_frequencies_ = rng.normal(
             scale=math.sqrt(2 * self.gamma), size=(-(-self.n_components // 2), X.shape[1])
         )
+        if codes is not None:
+            features = self._block_features()
+            return persist_design(X, codes, features=features, fit_intercept=self.fit_intercept)
         features = random_fourier_features(X, self.random_frequencies_)
         if self.fit_intercept:
-            return Design(features, NORM_MARGIN / math.sqrt(2), 1.0)
-        return Design(features, NORM_MARGIN, None)
+            return Design(features, NORM_MARGIN / math.sqrt(2), 1.0), None
+        return Design(features, NORM_MARGIN, None), None
 
     def _output_perturbation(self, rows, sign, epsilon, rng):
         """The certified hinge minimiser plus noise at ``(1 + tol) C``: one problem."""
@@ -298,13 +339,14 @@ class PrivateSVM(DifferentialPrivacyMixin, LinearDecisionMixin, ClassifierMixin,
             w, sensitivity=math.sqrt(w.size) * sensitivity, epsilon=epsilon, random_state=rng
         )
 
-    def _objective(self, design, sign, epsilon, rng):
-        """Objective perturbation of the Huber loss: one problem."""
-        problem = Huber(design, sign, self.huber_width)
+    def _objective(self, design, codes, positive, epsilon, rng):
+        """Objective perturbation of the Huber loss: one problem (``positive`` vs rest)."""
+        problem = Huber(design, positive, self.huber_width)
         extra, beta = perturbation_parameters(epsilon, self.C, curvature=problem.curvature)
         record_spend(epsilon - beta, mechanism="objective_perturbation_curvature")
         b = l2_laplace_noise(problem.size, sensitivity=1.0, epsilon=beta, random_state=rng)
-        w, _, converged = minimise(problem, 1 / self.C + extra, b, _OBJECTIVE_TOL, MAX_ITER)
+        lam = 1 / self.C + extra
+        w, _, converged = minimise(problem, design.X, codes, lam, b, _OBJECTIVE_TOL, MAX_ITER)
         if not converged:
             warnings.warn(
                 f"the Huber SVM solver did not converge in {MAX_ITER} steps; the privacy "
@@ -318,8 +360,8 @@ class PrivateSVM(DifferentialPrivacyMixin, LinearDecisionMixin, ClassifierMixin,
         self.extra_regularization_ = extra
         return w
 
-    def _features(self, X):
-        """The features the weights apply to: ``X`` itself or its random features."""
+    def _block_features(self):
+        """The random feature map as a picklable function of a block (linear: None)."""
         if self.kernel == "rbf":
-            return random_fourier_features(X, self.random_frequencies_)
-        return X
+            return functools.partial(random_fourier_features, frequencies=self.random_frequencies_)
+        return None

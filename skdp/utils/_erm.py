@@ -5,20 +5,33 @@ Rows are clipped to a public L2 norm ``R`` and scaled into the unit ball, with t
 intercept as a regularised constant column: ``x~ = [x, R] / (R sqrt 2)``, or ``x / R``
 without an intercept (:func:`unit_ball_design`). :func:`perturbation_parameters` is the
 budget rule of objective perturbation and :func:`minimise` the solver its proof needs.
+
+A loss (:class:`RowLoss`) is a small object of public parameters that maps a block of
+rows and their class codes to the block's summed loss, gradient and Hessian;
+:func:`minimise` adds these up with :func:`skdp.utils._stats.sum_blocks`, one pass over
+the rows per evaluation, so the same solver runs on a numpy array (one block) and on a
+dask array persisted in the workers' memory (:func:`skdp.utils._stats.as_dask_xy`,
+:func:`persist_design`). Only ``dim``-sized sums reach the driver.
 """
 
+import functools
 import math
+import warnings
 
 import numpy as np
 from scipy.linalg import solve
 from scipy.optimize import minimize
 
+from skdp.exceptions import ClippingWarning
+from skdp.utils._stats import count_rows, sum_blocks
 from skdp.utils.validation import clip_rows_to_norm
 
 __all__ = [
     "MAX_ITER",
     "Design",
+    "RowLoss",
     "minimise",
+    "persist_design",
     "perturbation_parameters",
     "require_data_norm",
     "unit_ball_design",
@@ -87,18 +100,45 @@ class Design:
         return G * self.scale**2
 
 
-def minimise(problem, lam, b, tol, max_iter):
-    """The minimiser of ``loss(w) + lam / 2 ||w||^2 + b.w``: damped Newton steps.
+class RowLoss:
+    """A loss summed over design rows: public parameters only, evaluated block by block.
 
-    With many parameters, where a Hessian costs much more than a gradient, L-BFGS
-    brings ``w`` close first. Each phase runs at most ``max_iter`` iterations.
+    Subclasses set ``curvature`` (a bound on ``l''``), ``sensitivity`` (of the gradient
+    to one record) and ``rank`` (of one record's Hessian), and define
+    ``__call__(X, codes, *, w, hessian)``: the summed loss and its gradient at ``w`` over
+    the rows ``X`` (clipped, unscaled: the scale and constant of ``design`` map them to
+    ``x~``) with class codes ``codes``, plus the Hessian when ``hessian``. The object
+    holds no data, so dask can ship it (bound in a :func:`functools.partial`) to the
+    workers.
     """
 
-    def objective(w):
-        loss, grad = problem.loss_grad(w)
-        return loss + 0.5 * lam * (w @ w) + b @ w, grad + lam * w + b
+    curvature, sensitivity, rank = None, 1.0, 1
 
-    n, dim, n_iter = problem.design.shape[0], problem.size, 0
+    def __init__(self, design):
+        self.scale, self.constant = design.scale, design.constant
+        self.size = design.shape[1]
+
+    def rows(self, X):
+        """The design rows ``x~`` of a block of clipped rows (never materialised)."""
+        return Design(X, self.scale, self.constant)
+
+
+def minimise(loss, X, codes, lam, b, tol, max_iter):
+    """The minimiser of ``loss(w) + lam / 2 ||w||^2 + b.w``: damped Newton steps.
+
+    ``loss`` (a :class:`RowLoss`) is summed over the rows ``X`` with class codes
+    ``codes``: numpy arrays, or dask arrays with the same row blocks (kept in memory:
+    every evaluation is one pass over the blocks, which returns the loss, the gradient
+    and, in the Newton phase, the Hessian). With many parameters, where a Hessian costs
+    much more than a gradient, L-BFGS brings ``w`` close first. Each phase runs at most
+    ``max_iter`` iterations. Returns ``(w, iterations, converged)``.
+    """
+
+    def objective(w, hessian=False):
+        value, grad, *H = sum_blocks(functools.partial(loss, w=w, hessian=hessian), X, codes)
+        return value + 0.5 * lam * (w @ w) + b @ w, grad + lam * w + b, *H
+
+    n, dim, n_iter = count_rows(X), loss.size, 0
     w = np.zeros(dim)
     if dim > NEWTON_ONLY_DIM:
         result = minimize(
@@ -109,11 +149,10 @@ def minimise(problem, lam, b, tol, max_iter):
             options={"maxiter": max_iter, "gtol": 1e-4 * (n + 1), "ftol": 1e-12},
         )
         w, n_iter = result.x, int(result.nit)
-    value, grad = objective(w)
+    value, grad, hessian = objective(w, hessian=True)
     for _ in range(max_iter):
         if np.linalg.norm(grad) <= tol * (n + np.linalg.norm(b) + lam * np.linalg.norm(w)):
             return w, n_iter, True
-        hessian = problem.hessian(w)
         hessian.flat[:: dim + 1] += lam
         step = solve(hessian, grad, assume_a="pos")
         # backtracking; near the optimum the full step wins. A smaller gradient alone
@@ -122,12 +161,13 @@ def minimise(problem, lam, b, tol, max_iter):
         slack = 16 * np.finfo(float).eps * (abs(value) + 1)
         for t in 0.5 ** np.arange(40):
             new_w = w - t * step
-            new_value, new_grad = objective(new_w)
+            new_value, new_grad, new_hessian = objective(new_w, hessian=True)
             if new_value < value or (
                 new_value <= value + slack and np.linalg.norm(new_grad) < np.linalg.norm(grad)
             ):
                 break
-        w, value, grad, n_iter = new_w, new_value, new_grad, n_iter + 1
+        w, value, grad, hessian = new_w, new_value, new_grad, new_hessian
+        n_iter += 1
     return w, n_iter, False
 
 
@@ -154,3 +194,73 @@ def require_data_norm(data_norm, estimator_name):
             "It is not read from the data, which would not be private."
         )
     return float(data_norm)
+
+
+def _clip_block(X, norm):
+    """The rows of a block clipped to ``norm`` (as :func:`unit_ball_design` does)."""
+    if not np.any(np.einsum("ij,ij->i", X, X) > norm**2):
+        return X
+    norms = np.linalg.norm(X, axis=1)
+    too_long = norms > norm
+    scale = np.ones_like(norms)
+    scale[too_long] = norm / norms[too_long]
+    return X * scale[:, np.newaxis]
+
+
+def _too_long(X, norm):
+    """Which rows of a block :func:`_clip_block` scales down."""
+    if not np.any(np.einsum("ij,ij->i", X, X) > norm**2):
+        return np.zeros(X.shape[0], dtype=bool)
+    return np.linalg.norm(X, axis=1) > norm
+
+
+def _none_too_long(X):
+    return np.zeros(X.shape[0], dtype=bool)
+
+
+def _tally(flags, codes):
+    return np.array([np.count_nonzero(flags), codes.shape[0]])
+
+
+def persist_design(X, codes, *, norm=None, fit_intercept=True, features=None, stacklevel=2):
+    """The design of a dask fit, persisted once in the workers' memory, and its codes.
+
+    With ``norm`` the rows are clipped to it inside the blocks and scaled into the unit
+    ball as :func:`unit_ball_design` does (a :class:`~skdp.exceptions.ClippingWarning`
+    counts the clipped rows); otherwise ``features`` (a public map of a block to rows
+    of norm 1, such as random Fourier features) is applied inside the blocks, and the
+    constant column is 1. The blocks are computed here, so a NaN, an infinity or an
+    undeclared label raises now, before any noise is drawn.
+
+    Returns
+    -------
+    design : Design
+        Over a persisted dask array.
+    codes : dask.array.Array
+        Persisted, in the same row blocks.
+    """
+    import dask
+
+    if norm is not None:
+        rows = X.map_blocks(_clip_block, float(norm), dtype=X.dtype)
+        flags = X.map_blocks(_too_long, float(norm), dtype=bool, drop_axis=1)
+    else:
+        probe = features(np.zeros((1, X.shape[1])))
+        rows = X.map_blocks(features, dtype=probe.dtype, chunks=(X.chunks[0], probe.shape[1:]))
+        flags = X.map_blocks(_none_too_long, dtype=bool, drop_axis=1)
+    rows, flags, codes = dask.persist(rows, flags, codes)
+    n_clipped, n = (int(v) for v in sum_blocks(_tally, flags, codes))
+    if n_clipped:
+        warnings.warn(
+            f"{n_clipped} of {n} rows of X had an L2 norm above {norm:g} and were scaled "
+            "down to it.",
+            ClippingWarning,
+            stacklevel=stacklevel,
+        )
+    if norm is None:  # features of norm 1, as PrivateSVM's random Fourier features
+        if fit_intercept:
+            return Design(rows, NORM_MARGIN / math.sqrt(2), 1.0), codes
+        return Design(rows, NORM_MARGIN, None), codes
+    if fit_intercept:
+        return Design(rows, NORM_MARGIN / (norm * math.sqrt(2)), norm), codes
+    return Design(rows, NORM_MARGIN / norm, None), codes
