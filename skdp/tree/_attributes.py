@@ -95,6 +95,19 @@ class CategoricalAttribute:
                 lookup[leaf] = self.children[concept].index(child)
         return lookup[codes]
 
+    def leaf_children(self):
+        """For every leaf: which child of its cut concept it falls into (0 under a leaf).
+
+        The per-record form of :meth:`child_index` for all concepts of the cut at once.
+        """
+        lookup = np.zeros(len(self.values), dtype=np.int64)
+        for leaf, path in enumerate(self._paths):
+            concept = int(self._leaf_concept[leaf])
+            if self.children[concept]:
+                child = path[path.index(concept) + 1]
+                lookup[leaf] = self.children[concept].index(child)
+        return lookup
+
     def specialize(self, concept, split=None):
         """Replace ``concept`` in the cut by its children (in taxonomy order)."""
         at = self.cut.index(concept)
@@ -159,6 +172,13 @@ class NumericAttribute:
 
     def can_specialize(self, concept):
         return self.split_points(concept).size > 0
+
+    def grid(self):
+        """The split points of every interval of the cut, concatenated in cut order, and
+        where each interval's points start (one more offset at the end)."""
+        points = [self.split_points(c) for c in self.cut]
+        offsets = np.cumsum([0] + [p.size for p in points])
+        return np.concatenate(points), offsets
 
     def fanout(self, concept, split=None):
         return 2

@@ -1,6 +1,7 @@
 """DPDecisionTree: differentially private top-down specialization (MAXGDDP, DiffGen)."""
 
 import math
+from functools import partial
 from numbers import Integral, Real
 
 import numpy as np
@@ -17,7 +18,7 @@ from skdp.accounting import PrivacyLedger
 from skdp.base import DifferentialPrivacyMixin
 from skdp.mechanisms import check_random_state, geometric
 from skdp.tree import _diffgen, _maxgddp
-from skdp.tree._columns import as_frame, split_columns
+from skdp.tree._columns import as_frame, dask_input, dask_records, split_columns
 from skdp.tree._release import (
     cell_positions,
     fit_tree_on_release,
@@ -25,6 +26,7 @@ from skdp.tree._release import (
     release_frame,
 )
 from skdp.tree._specialization import SCORES, Specializer
+from skdp.utils._stats import is_dask_collection, map_rows, require_public
 from skdp.utils.validation import (
     EPSILON_CONSTRAINT,
     RANDOM_STATE_CONSTRAINT,
@@ -52,6 +54,13 @@ class DPDecisionTree(DifferentialPrivacyMixin, ClassifierMixin, TransformerMixin
     (concepts of the released cuts, public grid split points, the ``max_cells`` cap)
     never depend on the records. See :mod:`skdp.tree._maxgddp` and
     :mod:`skdp.tree._diffgen` for what differs from the papers.
+
+    Scale-out: ``fit`` also takes a dask DataFrame or array (with ``y`` a dask Series or
+    array): the rows are encoded and kept where they live, each specialization level
+    reads them once for the counts of all its candidates, and only counts reach the
+    driver, so the release equals the numpy one for the same ``random_state``. Public
+    ``bounds``, categories and ``classes`` are then required. ``transform``, ``predict``
+    and ``generalize`` map dask input lazily.
 
     Parameters
     ----------
@@ -143,6 +152,8 @@ class DPDecisionTree(DifferentialPrivacyMixin, ClassifierMixin, TransformerMixin
         "random_state": RANDOM_STATE_CONSTRAINT,
     }
 
+    _name = "DPDecisionTree"  # in error messages
+
     def __init__(
         self,
         algorithm="maxgddp",
@@ -185,25 +196,44 @@ class DPDecisionTree(DifferentialPrivacyMixin, ClassifierMixin, TransformerMixin
 
         Parameters
         ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
+        X : array-like, DataFrame, or dask DataFrame / array of shape (n_samples, n_features)
+            A dask collection is never loaded: its blocks are encoded where they live and
+            kept there (persisted), and every specialization level reads them once for
+            all its candidates' counts, the final cells once more; only counts come
+            back. ``bounds`` (numeric columns), the categories of the categorical
+            columns (``categories``, ``taxonomies`` or a categorical dtype with known
+            categories) and ``classes`` must then be public. With the same
+            ``random_state`` the fit equals the numpy one.
+        y : array-like or dask Series / array of shape (n_samples,)
 
         Returns
         -------
         self
         """
         self._validate_params()
-        frame = as_frame(X)
-        validate_data(self, X, reset=True, skip_check_array=True)
-        classes, y_codes = resolve_classes(self.classes, y, estimator_name="DPDecisionTree")
-        check_consistent_length(frame, y_codes)
+        dask_fit = is_dask_collection(X)
+        if dask_fit:
+            X, frame = dask_input(self, X, reset=True)
+            require_public(self.classes, "classes", self)
+            # the checks of the public labels (y is read in the blocks)
+            classes, _ = resolve_classes(self.classes, self.classes, estimator_name=self._name)
+        elif is_dask_collection(y):
+            raise TypeError("DPDecisionTree takes a dask y only with a dask X.")
+        else:
+            frame = as_frame(X)
+            validate_data(self, X, reset=True, skip_check_array=True)
+            classes, y_codes = resolve_classes(self.classes, y, estimator_name=self._name)
+            check_consistent_length(frame, y_codes)
         rng = check_random_state(self.random_state)
         with PrivacyLedger() as ledger:
-            from_frame = isinstance(X, pd.DataFrame)
-            columns = split_columns(self, frame, from_frame=from_frame, rng=rng)
+            from_frame = isinstance(X, pd.DataFrame) or (dask_fit and hasattr(X, "columns"))
+            columns = split_columns(self, frame, from_frame=from_frame, rng=rng, lazy=dask_fit)
             self._columns = columns
             attributes = columns.attributes
-            encoded = columns.encode(frame, clip_warning=True)
+            if dask_fit:
+                encoded, y_codes = dask_records(columns, X, y, classes)
+            else:
+                encoded = columns.encode(frame, clip_warning=True)
             spec = Specializer(attributes, encoded, y_codes, len(classes), self.max_cells)
             remaining = self.epsilon - columns.bounds_epsilon
             selection = remaining * (1 - self.leaf_budget)
@@ -264,68 +294,170 @@ class DPDecisionTree(DifferentialPrivacyMixin, ClassifierMixin, TransformerMixin
 
         Parameters
         ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
+        X : array-like, DataFrame, or dask DataFrame / array of shape (n_samples, n_features)
+            A dask collection gives a lazy dask array (for a dask DataFrame, with unknown
+            chunk sizes).
 
         Returns
         -------
-        ndarray of shape (n_samples, n_features), int
+        ndarray or dask.array.Array of shape (n_samples, n_features), int
         """
         check_is_fitted(self)
-        frame = as_frame(X)
-        validate_data(self, X, reset=False, skip_check_array=True)
-        encoded = self._columns.encode(frame)
-        return np.stack(
-            [a.position_of(e) for a, e in zip(self._columns.attributes, encoded, strict=True)],
-            axis=1,
-        )
+        return self._apply("positions", X, np.int64, self.n_features_in_)
 
     def generalize(self, X):
         """``X`` with every value replaced by the label of its concept in the cuts.
 
+        Parameters
+        ----------
+        X : array-like, DataFrame, or dask DataFrame / array of shape (n_samples, n_features)
+            A dask collection gives a lazy dask DataFrame.
+
         Returns
         -------
-        pandas.DataFrame
+        pandas.DataFrame or dask.dataframe.DataFrame
         """
-        positions = self.transform(X)
-        return pd.DataFrame(
-            {
-                name: [a.label(a.cut[p]) for p in positions[:, j]]
-                for j, (name, a) in enumerate(
-                    zip(self._columns.names, self._columns.attributes, strict=True)
-                )
-            }
-        )
+        model = self._model()
+        if not is_dask_collection(X):
+            return model.generalize(self._frame(X))
+        import dask.dataframe as dd
+
+        X, _ = dask_input(self, X, reset=False)
+        if not isinstance(X, dd.DataFrame):
+            X = dd.from_dask_array(X)
+        # the dtype pandas gives to labels (object, or str from pandas 3 on)
+        meta = pd.DataFrame({name: ["label"] for name in model.columns.names}).iloc[:0]
+        return X.map_partitions(partial(_keep_index, model.generalize), meta=meta)
 
     def predict_proba(self, X):
         """Class probabilities from the classifier trained on the release.
 
+        Parameters
+        ----------
+        X : array-like, DataFrame, or dask DataFrame / array of shape (n_samples, n_features)
+            A dask collection gives a lazy dask array.
+
         Returns
         -------
-        ndarray of shape (n_samples, n_classes)
+        ndarray or dask.array.Array of shape (n_samples, n_classes)
         """
-        positions = self.transform(X)
-        if self._leaf_proba is not None:
-            sizes = [len(a.cut) for a in self._columns.attributes]
-            cell = np.ravel_multi_index(positions.T, sizes) if sizes else 0
-            return self._leaf_proba[cell]
-        proba = np.full((positions.shape[0], len(self.classes_)), 1 / len(self.classes_))
-        if self._tree is not None:
-            proba[:] = 0.0
-            proba[:, self._tree_classes] = self._tree.predict_proba(positions)
-        return proba
+        check_is_fitted(self)
+        return self._apply("proba", X, np.float64, len(self.classes_))
 
     def predict(self, X):
         """Most probable class of each row.
 
+        Parameters
+        ----------
+        X : array-like, DataFrame, or dask DataFrame / array of shape (n_samples, n_features)
+            A dask collection gives a lazy dask array.
+
         Returns
         -------
-        ndarray of shape (n_samples,)
+        ndarray or dask.array.Array of shape (n_samples,)
         """
-        proba = self.predict_proba(X)
-        return self.classes_[np.argmax(proba, axis=1)]
+        check_is_fitted(self)
+        return self._apply("labels", X, self.classes_.dtype, None)
+
+    def _frame(self, X):
+        check_is_fitted(self)
+        frame = as_frame(X)
+        validate_data(self, X, reset=False, skip_check_array=True)
+        return frame
+
+    def _model(self):
+        """The fitted cuts and classifier as a small object that dask ships to workers."""
+        check_is_fitted(self)
+        return _Model(
+            self._columns, self._leaf_proba, self._tree, getattr(self, "_tree_classes", None),
+            self.classes_,
+        )  # fmt: skip
+
+    def _apply(self, method, X, dtype, columns):
+        """``_Model.<method>`` on the rows of ``X``: numpy in, numpy out; dask, lazy dask."""
+        function = getattr(self._model(), method)
+        if not is_dask_collection(X):
+            return function(self._frame(X))
+        import dask.dataframe as dd
+
+        X, _ = dask_input(self, X, reset=False)
+        if not isinstance(X, dd.DataFrame):
+            return map_rows(function, X, dtype=dtype, columns=columns)
+        if columns is None:  # the labels; strings as objects, as dask arrays hold them
+            meta = pd.Series(self.classes_, dtype=_label_dtype(self.classes_)).iloc[:0]
+            return X.map_partitions(partial(_as_series, function), meta=meta).to_dask_array()
+        meta = pd.DataFrame({j: pd.Series(dtype=dtype) for j in range(columns)})
+        return X.map_partitions(partial(_as_frame, function), meta=meta).to_dask_array()
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.classifier_tags.poor_score = True
         tags.transformer_tags.preserves_dtype = []  # transform returns integer cut positions
         return tags
+
+
+class _Model:
+    """The released cuts and the classifier trained on them (no records): what
+    ``transform`` and ``predict`` apply to every block of rows."""
+
+    def __init__(self, columns, leaf_proba, tree, tree_classes, classes):
+        self.columns = columns
+        self.leaf_proba, self.tree, self.tree_classes = leaf_proba, tree, tree_classes
+        self.classes = classes
+
+    def positions(self, block):
+        """Each column's concept index in its cut."""
+        frame = block if isinstance(block, pd.DataFrame) else pd.DataFrame(block)
+        encoded = self.columns.encode(frame)
+        if not len(frame):
+            return np.empty((0, len(encoded)), dtype=np.int64)
+        return np.stack(
+            [a.position_of(e) for a, e in zip(self.columns.attributes, encoded, strict=True)],
+            axis=1,
+        )
+
+    def generalize(self, block):
+        """The label of every value's concept, as a DataFrame."""
+        positions = self.positions(block)
+        return pd.DataFrame(
+            {
+                name: [a.label(a.cut[p]) for p in positions[:, j]]
+                for j, (name, a) in enumerate(
+                    zip(self.columns.names, self.columns.attributes, strict=True)
+                )
+            }
+        )
+
+    def proba(self, block):
+        """Class probabilities."""
+        positions = self.positions(block)
+        if self.leaf_proba is not None:
+            sizes = [len(a.cut) for a in self.columns.attributes]
+            cell = np.ravel_multi_index(positions.T, sizes) if sizes else 0
+            return self.leaf_proba[cell]
+        proba = np.full((positions.shape[0], len(self.classes)), 1 / len(self.classes))
+        if self.tree is not None and positions.shape[0]:
+            proba[:] = 0.0
+            proba[:, self.tree_classes] = self.tree.predict_proba(positions)
+        return proba
+
+    def labels(self, block):
+        """The most probable class."""
+        return self.classes[np.argmax(self.proba(block), axis=1)]
+
+
+def _as_frame(function, partition):
+    return pd.DataFrame(function(partition), index=partition.index)
+
+
+def _as_series(function, partition):
+    labels = function(partition)
+    return pd.Series(labels, index=partition.index, dtype=_label_dtype(labels))
+
+
+def _label_dtype(labels):
+    return object if labels.dtype.kind in "OUS" else labels.dtype
+
+
+def _keep_index(function, partition):
+    return function(partition).set_axis(partition.index)

@@ -3,10 +3,13 @@
 Decides which columns are categorical, builds each one's public domain (a taxonomy, a
 declared value list, or an interval from public or privately estimated bounds), and
 encodes rows. Only the fallbacks warned about below ever look at the data: observed
-categories (``PrivacyLeakWarning``) and ``bounds=None`` (a budgeted DP estimate).
+categories (``PrivacyLeakWarning``) and ``bounds=None`` (a budgeted DP estimate); on a
+dask collection both are refused, and the rows are encoded block by block where they
+live (:func:`dask_records`).
 """
 
 import warnings
+from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -16,7 +19,8 @@ from sklearn.utils import check_array
 from skdp.exceptions import PrivacyLeakWarning
 from skdp.tree._attributes import CategoricalAttribute, NumericAttribute
 from skdp.utils._bounds import BOUNDS_SHARE, estimate_bounds
-from skdp.utils.validation import clip_to_bounds, resolve_bounds
+from skdp.utils._stats import as_dask_array, is_dask_collection, require_public, sum_blocks
+from skdp.utils.validation import clip_to_bounds, resolve_bounds, resolve_classes, warn_clipped
 
 
 def as_frame(X, estimator_name="DPDecisionTree"):
@@ -113,11 +117,13 @@ def _numbers(column, name):
     return values
 
 
-def split_columns(estimator, frame, *, from_frame, rng):
+def split_columns(estimator, frame, *, from_frame, rng, lazy=False):
     """Build the :class:`Columns` of a fit, spending bounds budget if needed.
 
     ``frame`` comes from :func:`as_frame`; ``from_frame`` says whether the user passed a
-    DataFrame (only then are object/string columns taken as categorical).
+    DataFrame (only then are object/string columns taken as categorical). ``lazy``:
+    ``frame`` is the empty frame of a dask collection (:func:`dask_input`), so only
+    declared domains can be used and a data-derived default raises.
     """
     names = [str(c) if isinstance(c, str) else f"x{j}" for j, c in enumerate(frame.columns)]
     declared = _declared(estimator.categorical_features, names)
@@ -137,6 +143,12 @@ def split_columns(estimator, frame, *, from_frame, rng):
             elif isinstance(column.dtype, pd.CategoricalDtype):
                 values = [str(v) for v in column.cat.categories]
             else:
+                if lazy:
+                    raise ValueError(
+                        f"{type(estimator).__name__} on a dask collection needs the public "
+                        f"categories of column {name!r}: pass categories= or taxonomies=, or "
+                        "give it a pandas categorical dtype with known categories."
+                    )
                 values = sorted({str(v) for v in column.dropna()})
                 warnings.warn(
                     f"Column {name!r} is categorical without declared categories: its "
@@ -152,12 +164,15 @@ def split_columns(estimator, frame, *, from_frame, rng):
     bounds_epsilon = 0.0
     if numeric:
         numeric_names = [names[j] for j in numeric]
-        values = np.column_stack([_numbers(frame.iloc[:, j], names[j]) for j in numeric])
+        if not lazy:
+            values = np.column_stack([_numbers(frame.iloc[:, j], names[j]) for j in numeric])
         resolved = resolve_bounds(
             _only_numeric(estimator.bounds, names, numeric_names),
             len(numeric),
             feature_names=numeric_names,
         )
+        if lazy:
+            require_public(resolved, "bounds", estimator)
         if resolved is None:
             bounds_epsilon = estimator.epsilon * BOUNDS_SHARE
             resolved = estimate_bounds(values, epsilon=bounds_epsilon, random_state=rng)
@@ -172,3 +187,143 @@ def _only_numeric(bounds, names, numeric_names):
         categorical = set(names) - set(numeric_names)
         return {k: v for k, v in bounds.items() if str(k) not in categorical}
     return bounds
+
+
+# --- dask collections ------------------------------------------------------------------
+
+
+def dask_input(estimator, X, *, reset):
+    """Validate a dask DataFrame or array lazily; return it and its empty pandas frame.
+
+    Sets (``reset``) or checks ``n_features_in_`` and ``feature_names_in_``. The empty
+    frame has the columns' dtypes; a categorical column whose categories dask does not
+    know becomes an object column (so that it needs declared categories).
+    """
+    import dask.array as da
+    import dask.dataframe as dd
+
+    name = type(estimator).__name__
+    if isinstance(X, dd.DataFrame):
+        names = np.asarray(X.columns, dtype=object)
+        if reset:
+            estimator.n_features_in_ = len(names)
+            if len(names) and all(isinstance(c, str) for c in names):
+                estimator.feature_names_in_ = names
+            elif hasattr(estimator, "feature_names_in_"):
+                del estimator.feature_names_in_
+        else:
+            if len(names) != estimator.n_features_in_:
+                raise ValueError(
+                    f"X has {len(names)} features, but {name} is expecting "
+                    f"{estimator.n_features_in_} features as input."
+                )
+            fitted = getattr(estimator, "feature_names_in_", None)
+            if fitted is not None and not np.array_equal(names, fitted):
+                raise ValueError(
+                    "The feature names should match those that were passed during fit."
+                )
+        meta = X._meta
+        unknown = [
+            c for c, t in meta.dtypes.items()
+            if isinstance(t, pd.CategoricalDtype) and not X[c].cat.known
+        ]  # fmt: skip
+        return X, meta.astype(dict.fromkeys(unknown, object)) if unknown else meta
+    if isinstance(X, da.Array):
+        X = as_dask_array(estimator, X, reset=reset, dtype=X.dtype)
+        return X, pd.DataFrame(np.empty((0, X.shape[1]), dtype=X.dtype))
+    raise TypeError(f"{name} takes a dask DataFrame or a 2-D dask array, got {type(X).__name__}.")
+
+
+def _block_frame(block):
+    return block if isinstance(block, pd.DataFrame) else pd.DataFrame(block)
+
+
+def _encode_block(columns, block):
+    """One float column per attribute: leaf indices, or numbers (not clipped)."""
+    encoded = columns.encode(_block_frame(block))
+    return np.column_stack(encoded).astype(float) if len(block) else np.empty((0, len(encoded)))
+
+
+def _encode_partition(columns, partition):
+    return pd.DataFrame(_encode_block(columns, partition))
+
+
+def _class_codes(classes, labels):
+    labels = np.asarray(labels).reshape(-1)
+    if not labels.size:
+        return np.empty(0, dtype=np.int64)
+    return resolve_classes(classes, labels, estimator_name="DPDecisionTree")[1]
+
+
+def _class_code_series(classes, labels):
+    return pd.Series(_class_codes(classes, labels))
+
+
+def _outside(lower, upper, block):
+    return np.count_nonzero((block < lower) | (block > upper), axis=0)
+
+
+def _clip(lower, upper, block):
+    return np.clip(block, lower, upper)
+
+
+def dask_records(columns, X, y, classes):
+    """Encode a dask ``X`` and its targets block by block, and keep them in the workers.
+
+    Reads the sources once (the two are persisted together), counts the values outside
+    the public bounds (a :class:`~skdp.exceptions.ClippingWarning` per column, as for
+    numpy) and clips them, on the persisted blocks.
+
+    Returns
+    -------
+    encoded : dask.array.Array of shape (n_samples, n_attributes)
+        Leaf indices (as floats) and clipped numbers, row chunk sizes known.
+    y : dask.array.Array of shape (n_samples,), int64
+        The index in ``classes`` of each target.
+    """
+    import dask
+    import dask.array as da
+    import dask.dataframe as dd
+
+    d = len(columns.names)
+    if isinstance(X, dd.DataFrame):
+        meta = pd.DataFrame({j: pd.Series(dtype=float) for j in range(d)})
+        encoded = X.map_partitions(partial(_encode_partition, columns), meta=meta)
+    else:
+        encoded = X.map_blocks(
+            partial(_encode_block, columns), dtype=float, chunks=(X.chunks[0], (d,))
+        )
+    if isinstance(y, (dd.Series, dd.DataFrame)):
+        meta = pd.Series(dtype=np.int64)
+        codes = y.map_partitions(partial(_class_code_series, classes), meta=meta)
+    elif isinstance(y, da.Array):
+        if y.ndim == 2 and y.shape[1] == 1:
+            y = y[:, 0]
+        if y.ndim != 1:
+            raise ValueError(f"y should be a 1d array, got an array of shape {y.shape}.")
+        codes = y.map_blocks(partial(_class_codes, classes), dtype=np.int64)
+    else:
+        codes = _class_codes(classes, y)
+    encoded, codes = dask.persist(encoded, codes)  # one read of the sources for both
+    if isinstance(encoded, dd.DataFrame):
+        encoded = encoded.to_dask_array(lengths=True)
+    if isinstance(codes, dd.Series):
+        codes = codes.to_dask_array(lengths=True)
+    elif is_dask_collection(codes) and any(np.isnan(c) for c in codes.chunks[0]):
+        codes = codes.compute_chunk_sizes()
+    n_samples, n_targets = encoded.shape[0], codes.shape[0]
+    if n_samples != n_targets:
+        raise ValueError(
+            "Found input variables with inconsistent numbers of samples: "
+            f"[{n_samples}, {n_targets}]"
+        )
+    lower = np.array([a.intervals[0][0] if a.kind == "numeric" else -np.inf
+                      for a in columns.attributes])  # fmt: skip
+    upper = np.array([a.intervals[0][1] if a.kind == "numeric" else np.inf
+                      for a in columns.attributes])  # fmt: skip
+    outside = sum_blocks(partial(_outside, lower, upper), encoded)  # also runs the checks
+    for name, n_clipped in zip(columns.names, outside, strict=True):
+        warn_clipped(int(n_clipped), n_samples, name=f"column {name!r}", stacklevel=4)
+    if outside.any():
+        encoded = encoded.map_blocks(partial(_clip, lower, upper), dtype=float).persist()
+    return encoded, codes

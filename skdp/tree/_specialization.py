@@ -20,12 +20,29 @@ with a DP selection mechanism and then call :meth:`Specializer.specialize`. Scor
     The class-entropy reduction (bits) of splitting ``v`` inside every cell, weighted by
     the cells' share of the records in ``v``. Always in ``[0, log2 K]``, so its
     sensitivity is at most ``log2 K`` (a range bound, as in DiffGen); not monotone.
+
+The records are read in one pass per set of cuts, with
+:func:`~skdp.utils._stats.sum_blocks` (numpy arrays, or dask arrays block by block): the
+exact cell x class counts, and for every attribute a *(cell, bin, class)* count tensor,
+where a record's bin is the child of its concept it falls into (categorical) or its
+interval between consecutive grid split points of its interval (numeric). Every
+candidate's score is a function of these tensors, so one pass serves a whole level of
+candidates; the scores are then computed on the driver, exactly as from the records.
 """
+
+import math
 
 import numpy as np
 
+from skdp.utils._stats import is_dask_collection, sum_blocks
+
 SCORES = ("max", "infogain")
 _CHUNK = 1 << 22  # counts held at once when scoring many split points
+# a count tensor of a block of rows is held densely up to this many entries, and up to
+# twice the rows of the largest block; beyond, as sorted (key, count) pairs (at most one
+# per row), so that what a block sends to the driver stays about the size of the block
+DENSE_LIMIT = 1 << 20
+DENSE_ALWAYS = 1 << 16
 
 
 def _entropy(counts, axis=-1):
@@ -67,9 +84,10 @@ class Specializer:
     ----------
     attributes : list
         :class:`CategoricalAttribute` / :class:`NumericAttribute`, at their root cut.
-    encoded : list of ndarray
-        The records' encoded values per attribute (leaf indices or clipped numbers).
-    y : ndarray of int
+    encoded : list of ndarray, or ndarray or dask array of shape (n_samples, n_attributes)
+        The records' encoded values per attribute (leaf indices or clipped numbers); a
+        2-D array holds one column per attribute (leaf indices as floats).
+    y : ndarray or dask array of int
         Class index of every record, in ``range(n_classes)``.
     n_classes : int
     max_cells : int
@@ -79,8 +97,12 @@ class Specializer:
 
     def __init__(self, attributes, encoded, y, n_classes, max_cells):
         self.attributes = attributes
+        if isinstance(encoded, (list, tuple)):
+            encoded = np.asfortranarray(np.column_stack([np.asarray(e, float) for e in encoded]))
         self.encoded = encoded
-        self.y = np.asarray(y, dtype=np.int64)
+        self.y = y if is_dask_collection(y) else np.asarray(y, dtype=np.int64)
+        chunks = encoded.chunks[0] if is_dask_collection(encoded) else [encoded.shape[0]]
+        self._dense_limit = min(DENSE_LIMIT, max(DENSE_ALWAYS, 2 * max(chunks, default=0)))
         self.n_classes = n_classes
         self.max_cells = max_cells
         self.history = []  # (attribute index, concept, split or None, children)
@@ -90,12 +112,13 @@ class Specializer:
     def _refresh(self):
         self.cut_history.append([list(a.cut) for a in self.attributes])
         self.sizes = [len(a.cut) for a in self.attributes]
-        cell = np.zeros(self.y.size, dtype=np.int64)
-        for attribute, values, size in zip(self.attributes, self.encoded, self.sizes, strict=True):
-            cell = cell * size + attribute.position_of(values)
-        self.cell = cell
         self.n_cells = int(np.prod(self.sizes, dtype=np.int64))
-        self.correct = int(self.cell_counts().max(axis=1).sum())  # cell-majority hits
+        self._level = None  # the counts of the current cuts, read when first needed
+
+    @property
+    def correct(self):
+        """Records the cell-majority rule classifies correctly under the current cuts."""
+        return self._counts().correct
 
     def fits_after(self, a, concept, split=None):
         """Whether specializing ``concept`` of attribute ``a`` keeps cells under the cap."""
@@ -112,42 +135,62 @@ class Specializer:
             if attribute.can_specialize(concept)
         ]
 
-    def _inside(self, a, concept):
-        attribute = self.attributes[a]
-        inside = attribute.concepts_of(self.encoded[a]) == concept
-        groups = np.unique(self.cell[inside], return_inverse=True)[1]
-        return inside, groups.reshape(-1), int(groups.max(initial=-1)) + 1
+    def _counts(self, needed=()):
+        """The counts of the current cuts, with the tensors of the ``needed`` attributes.
+
+        The first call after a change of the cuts reads the records once for the cell
+        counts and the tensors of every attribute with a candidate under the cap (all a
+        level of MAXGDDP or DiffGen scores); a later call that needs another attribute
+        reads them again.
+        """
+        level = self._level
+        if level is not None and set(needed) <= level.tensors.keys():
+            return level
+        if level is None:
+            wanted = {a for a, c in self.open_concepts() if self.fits_after(a, c)}
+        else:
+            wanted = set(level.tensors)
+        needed = sorted(wanted | set(needed))
+        counter = LevelCounter(self.attributes, self.n_classes, needed, self._dense_limit)
+        cells, *tensors = sum_blocks(counter.counts, self.encoded, self.y)
+        self._level = _Level(counter, cells, tensors)
+        return self._level
+
+    def _concept_counts(self, a, concept, n_bins):
+        """Counts of shape ``(cells, n_bins, classes)`` of the records in ``concept``: per
+        cell holding records of it (in cell order), the records in each bin by class."""
+        level = self._counts([a])
+        position = self.attributes[a].cut.index(concept)
+        suffix = math.prod(self.sizes[a + 1 :])
+        return level.concept_counts(a, position, self.sizes[a], suffix)[:, :n_bins]
 
     def score_categorical(self, a, concept, score):
         """Score of specializing categorical ``concept`` of attribute ``a``."""
-        attribute = self.attributes[a]
-        inside, group, n_groups = self._inside(a, concept)
-        child = attribute.child_index(concept, self.encoded[a][inside])
-        fanout, k = attribute.fanout(concept), self.n_classes
-        flat = (group * fanout + child) * k + self.y[inside]
-        counts = np.bincount(flat, minlength=n_groups * fanout * k).reshape(n_groups, fanout, k)
+        counts = self._concept_counts(a, concept, self.attributes[a].fanout(concept))
         if score == "max":
             return self.correct + int(majority_gain(counts))
         return information_gain(counts)
 
     def score_split_points(self, a, concept, points, score):
-        """Scores of splitting numeric ``concept`` of attribute ``a`` at each point."""
-        points = np.asarray(points, dtype=float)
-        inside, group, n_groups = self._inside(a, concept)
-        m, k = points.size, self.n_classes
-        bins = np.searchsorted(points, self.encoded[a][inside], side="right")
-        y = self.y[inside]
+        """Scores of splitting numeric ``concept`` of attribute ``a`` at each point.
+
+        The points must be among the concept's public grid
+        (:meth:`NumericAttribute.split_points`).
+        """
+        points = np.asarray(points, dtype=float).reshape(-1)
+        grid = self.attributes[a].split_points(concept)
+        at = np.searchsorted(grid, points)
+        if np.any(at >= grid.size) or np.any(grid[np.minimum(at, grid.size - 1)] != points):
+            raise ValueError(f"split points {points} are not on the grid {grid}")
+        binned = self._concept_counts(a, concept, grid.size + 1)
+        if points.size != grid.size:  # merge the grid's bins between the chosen points
+            binned = np.add.reduceat(binned, np.r_[0, at + 1], axis=1)
+        n_groups = binned.shape[0]
+        m = points.size
         scores = np.zeros(m)
-        per_group = (m + 1) * k
-        step = max(1, _CHUNK // per_group)
-        order = np.argsort(group, kind="stable")
-        starts = np.searchsorted(group[order], np.arange(0, n_groups + step, step))
-        for g0, lo, hi in zip(range(0, n_groups, step), starts[:-1], starts[1:], strict=False):
-            rows = order[lo:hi]
-            g = group[rows] - g0
-            n_block = int(g.max(initial=-1)) + 1
-            flat = (g * (m + 1) + bins[rows]) * k + y[rows]
-            counts = np.bincount(flat, minlength=n_block * per_group).reshape(n_block, m + 1, k)
+        step = max(1, _CHUNK // ((m + 1) * self.n_classes))
+        for g0 in range(0, n_groups, step):
+            counts = binned[g0 : g0 + step]
             left = np.cumsum(counts, axis=1)[:, :m, :]
             right = counts.sum(axis=1, keepdims=True) - left
             both = np.stack([left, right], axis=2)  # (groups, m, 2, k)
@@ -157,7 +200,8 @@ class Specializer:
                 scores += _entropy(both.sum(axis=2)).sum(axis=0) - _entropy(both).sum(axis=(0, 2))
         if score == "max":
             return self.correct + scores.astype(np.int64)
-        return scores / inside.sum() if inside.any() else scores
+        n_inside = binned.sum()
+        return scores / n_inside if n_inside else scores
 
     def specialize(self, a, concept, split=None):
         """Apply a (released) specialization and recompute the cells."""
@@ -168,6 +212,143 @@ class Specializer:
 
     def cell_counts(self):
         """True counts of every cell x class, empty ones included: shape (cells, K)."""
-        flat = self.cell * self.n_classes + self.y
-        counts = np.bincount(flat, minlength=self.n_cells * self.n_classes)
-        return counts.reshape(self.n_cells, self.n_classes)
+        return self._counts().cells
+
+
+class _Level:
+    """The summed counts of one set of cuts (on the driver)."""
+
+    def __init__(self, counter, cells, tensors):
+        if isinstance(cells, SparseCounts):
+            cells = cells.dense(counter.n_cells * counter.n_classes)
+        self.cells = cells.reshape(-1, counter.n_classes)
+        self.correct = int(self.cells.max(axis=1).sum())
+        self.n_classes = counter.n_classes
+        self.n_bins = dict(counter.tensors)
+        self.tensors = dict(zip(self.n_bins, tensors, strict=True))
+
+    def concept_counts(self, a, position, size, suffix):
+        """``(occupied cells, bins, classes)`` counts of the cells at ``position`` of
+        attribute ``a`` (``size`` concepts in its cut, ``suffix`` cells per concept of it)."""
+        n_bins, k = self.n_bins[a], self.n_classes
+        tensor = self.tensors[a]
+        if isinstance(tensor, np.ndarray):
+            counts = tensor.reshape(-1, size, suffix, n_bins, k)[:, position]
+            counts = counts.reshape(-1, n_bins, k)
+            return counts[counts.any(axis=(1, 2))]
+        cell, rest = np.divmod(tensor.keys, n_bins * k)
+        inside = cell // suffix % size == position
+        cells, group = np.unique(cell[inside], return_inverse=True)
+        counts = np.zeros((cells.size, n_bins * k), dtype=np.int64)
+        counts[group.reshape(-1), rest[inside]] = tensor.counts[inside]
+        return counts.reshape(-1, n_bins, k)
+
+
+class LevelCounter:
+    """What a pass over the records counts for one set of cuts: small and picklable, so
+    that dask ships it to the workers (:func:`~skdp.utils._stats.sum_blocks`).
+
+    Parameters
+    ----------
+    attributes : list
+        At their current cuts (read once, here).
+    n_classes : int
+    tensors : list of int
+        The attributes whose (cell, bin, class) tensors to count.
+    dense_limit : int
+        Counts with more entries are returned as :class:`SparseCounts`.
+    """
+
+    def __init__(self, attributes, n_classes, tensors, dense_limit):
+        self.n_classes = n_classes
+        self.sizes = [len(a.cut) for a in attributes]
+        self.n_cells = math.prod(self.sizes)
+        self.maps = [_CategoricalMap(a) if a.kind == "categorical" else _NumericMap(a)
+                     for a in attributes]  # fmt: skip
+        self.tensors = [(a, self.maps[a].n_bins) for a in tensors]
+        self.dense_limit = dense_limit
+
+    def counts(self, encoded, y):
+        """The block's cell x class counts and its tensor of every chosen attribute, each
+        a flat ndarray (up to ``dense_limit`` entries) or :class:`SparseCounts`."""
+        y = np.asarray(y, dtype=np.int64)
+        k = self.n_classes
+        cell = np.zeros(y.size, dtype=np.int64)
+        positions = []
+        for j, (values, size) in enumerate(zip(self.maps, self.sizes, strict=True)):
+            positions.append(values.position(encoded[:, j]))
+            cell = cell * size + positions[j]
+        found = [self._count(cell * k + y, self.n_cells * k)]
+        for a, n_bins in self.tensors:
+            flat = (cell * n_bins + self.maps[a].bin(encoded[:, a], positions[a])) * k + y
+            found.append(self._count(flat, self.n_cells * n_bins * k))
+        return tuple(found)
+
+    def _count(self, flat, size):
+        if size <= self.dense_limit:
+            return np.bincount(flat, minlength=size)
+        return SparseCounts(flat)
+
+
+class _CategoricalMap:
+    """Leaf index -> position of its concept in the cut, and child of that concept."""
+
+    def __init__(self, attribute):
+        leaves = np.arange(len(attribute.values))
+        self.positions = attribute.position_of(leaves)
+        self.children = attribute.leaf_children()
+        self.n_bins = max(1, max(attribute.fanout(c) for c in attribute.cut))
+
+    def position(self, values):
+        return self.positions[values.astype(np.int64)]
+
+    def bin(self, values, positions):
+        return self.children[values.astype(np.int64)]
+
+
+class _NumericMap:
+    """Value -> position of its interval in the cut, and bin between the grid points of
+    that interval (as ``searchsorted(split_points, value, side="right")``)."""
+
+    def __init__(self, attribute):
+        self.edges = attribute._edges()
+        self.grid, self.offsets = attribute.grid()
+        self.n_bins = int(np.diff(self.offsets).max()) + 1
+
+    def position(self, values):
+        return np.searchsorted(self.edges, values, side="right")
+
+    def bin(self, values, positions):
+        # every point of an earlier interval is <= the value, none of a later one
+        return np.searchsorted(self.grid, values, side="right") - self.offsets[positions]
+
+
+class SparseCounts:
+    """Counts of flat keys as sorted ``(keys, counts)``; ``+`` merges two of them.
+
+    Parameters
+    ----------
+    flat : ndarray of int, optional
+        One key per record.
+    """
+
+    def __init__(self, flat=None, *, keys=None, counts=None):
+        if flat is not None:
+            keys, counts = np.unique(flat, return_counts=True)
+        self.keys, self.counts = keys, counts.astype(np.int64)
+
+    def dense(self, size):
+        """The counts as a flat ndarray of ``size`` entries."""
+        counts = np.zeros(size, dtype=np.int64)
+        counts[self.keys] = self.counts
+        return counts
+
+    def __add__(self, other):
+        keys = np.concatenate([self.keys, other.keys])
+        counts = np.concatenate([self.counts, other.counts])
+        if not keys.size:
+            return SparseCounts(keys=keys, counts=counts)
+        order = np.argsort(keys, kind="stable")
+        keys, counts = keys[order], counts[order]
+        starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
+        return SparseCounts(keys=keys[starts], counts=np.add.reduceat(counts, starts))
