@@ -14,7 +14,8 @@ limit). The cluster is a ``LocalCluster`` of 2 single-threaded worker processes 
 
 Reported per estimator and size: fit time (mean ± std over ``--repeats``), the driver's
 peak traced allocation during the fits (``tracemalloc``: numpy buffers included), and
-the largest peak resident memory of a worker (workers restarted before each row). At
+the peak of the workers' summed process memory during the fits
+(``distributed.diagnostics.MemorySampler``, sampled every 0.1 s). At
 ``--compare-rows`` the same fit on the in-memory numpy array gives the overhead ratio of
 the dask path (dask time / numpy time). The data: four Gaussian blobs in the public box
 [-1, 1]^d (d = 2 for the clusterers, 8 for the linear models, with a linear target and
@@ -22,7 +23,6 @@ labels; 16 item columns for the itemsets), seeded.
 """
 
 import argparse
-import resource
 import tempfile
 import time
 import tracemalloc
@@ -132,7 +132,7 @@ def _estimators():
         ),
         "DPDecisionTree(maxgddp)": (
             "linear",
-            lambda s: DPDecisionTree(n_levels=6, bounds=box, classes=[0.0, 1.0], random_state=s),
+            lambda s: DPDecisionTree(n_levels=8, bounds=box, classes=[0.0, 1.0], random_state=s),
             "classification",
         ),
         "DPFrequentItemsets(tdps-bins)": (
@@ -141,23 +141,37 @@ def _estimators():
     }  # fmt: skip
 
 
-def _inputs(path, target, chunk_rows, lazy):
-    data = np.load(path, mmap_mode="r")
-    if lazy:
-        import dask.array as da
+def _load_rows(path, start, stop):
+    """Rows ``start:stop`` of a ``.npy`` file, read by the worker that runs the task."""
+    return np.asarray(np.load(path, mmap_mode="r")[start:stop])
 
-        data = da.from_array(data, chunks=(chunk_rows, data.shape[1]))
-    else:
-        data = np.asarray(data)
+
+def _on_disk(path, chunk_rows):
+    """A dask array whose every block is read from the file by its task (nothing of the
+    data goes through the driver or the task graph)."""
+    import dask
+    import dask.array as da
+
+    header = np.load(path, mmap_mode="r")
+    rows, columns = header.shape
+    blocks = [
+        da.from_delayed(
+            dask.delayed(_load_rows)(str(path), start, min(rows, start + chunk_rows)),
+            shape=(min(rows, start + chunk_rows) - start, columns),
+            dtype=header.dtype,
+        )
+        for start in range(0, rows, chunk_rows)
+    ]
+    return da.concatenate(blocks, axis=0)
+
+
+def _inputs(path, target, chunk_rows, lazy):
+    data = _on_disk(path, chunk_rows) if lazy else np.load(path)
     if target is None:
         return data, None
     X = data[:, :8]
     y = data[:, 8] if target == "regression" else data[:, 9]
     return X, y
-
-
-def _peak_rss_mib():
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def _time_fits(make, X, y, repeats):
@@ -189,6 +203,7 @@ def main(argv=()):
     parser.add_argument("--data-dir", default=None)
     args = parser.parse_args(list(argv))
     import distributed
+    from distributed.diagnostics import MemorySampler
 
     registry = _estimators()
     names = list(registry) if args.estimators == "all" else args.estimators.split(",")
@@ -197,11 +212,11 @@ def main(argv=()):
     folder = args.data_dir or tempfile.mkdtemp(prefix="skdp-dask-")
     print(
         f"LocalCluster: 2 worker processes x 1 thread, {args.worker_memory} each; "
-        f"blocks of {args.chunk_rows:,} rows read from memory-mapped .npy files in {folder}\n"
+        f"blocks of {args.chunk_rows:,} rows, each read from .npy files in {folder} by its task\n"
     )
     print(
         "| estimator | rows | dask fit s (mean ± std) | driver peak alloc MiB | "
-        "worker peak RSS MiB | numpy fit s | dask / numpy |\n|---|---|---|---|---|---|---|"
+        "workers' peak memory MiB | numpy fit s | dask / numpy |\n|---|---|---|---|---|---|---|"
     )
     with (
         distributed.LocalCluster(
@@ -211,22 +226,23 @@ def main(argv=()):
             host="127.0.0.1",
             dashboard_address=None,
         ) as cluster,
-        distributed.Client(cluster) as client,
+        distributed.Client(cluster),
     ):
         for rows in sizes:
             paths = _generate(folder, rows)
             for name in names:
                 key, make, target = registry[name]
                 X, y = _inputs(paths[key], target, args.chunk_rows, lazy=True)
-                client.restart()  # fresh workers: their peak memory is this fit's
+                sampler = MemorySampler()
                 try:
                     warm = slice(0, 2 * args.chunk_rows)  # imports and pools, untimed
                     _time_fits(make, X[warm], None if y is None else y[warm], 1)
-                    times, driver = _time_fits(make, X, y, args.repeats)
+                    with sampler.sample("fit", interval=0.1):
+                        times, driver = _time_fits(make, X, y, args.repeats)
                 except (TypeError, ValueError, NotImplementedError) as error:
                     print(f"| {name} | {rows:,} | not supported on dask: {error} | | | | |")
                     continue
-                workers = max(client.run(_peak_rss_mib).values())
+                workers = sampler.to_pandas()["fit"].max() / 2**20
                 local = ratio = ""
                 if rows == compare:
                     Xn, yn = _inputs(paths[key], target, args.chunk_rows, lazy=False)
