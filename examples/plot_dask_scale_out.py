@@ -1,7 +1,7 @@
 """
-=========================================
+==========================================
 Scaling out on Dask: data and model search
-=========================================
+==========================================
 
 skdp estimators read their training records only through a few exact aggregates
 (counts per grid cell, per-cluster sums, ``X^T X``, ...). On a dask collection those
