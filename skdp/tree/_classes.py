@@ -19,6 +19,13 @@ from skdp.base import DifferentialPrivacyMixin
 from skdp.mechanisms import check_random_state, geometric
 from skdp.tree import _diffgen, _maxgddp
 from skdp.tree._columns import as_frame, dask_input, dask_records, split_columns
+from skdp.tree._predict import (
+    Model,
+    as_frame_partition,
+    as_series_partition,
+    keep_index,
+    label_dtype,
+)
 from skdp.tree._release import (
     cell_positions,
     fit_tree_on_release,
@@ -327,7 +334,7 @@ class DPDecisionTree(DifferentialPrivacyMixin, ClassifierMixin, TransformerMixin
             X = dd.from_dask_array(X)
         # the dtype pandas gives to labels (object, or str from pandas 3 on)
         meta = pd.DataFrame({name: ["label"] for name in model.columns.names}).iloc[:0]
-        return X.map_partitions(partial(_keep_index, model.generalize), meta=meta)
+        return X.map_partitions(partial(keep_index, model.generalize), meta=meta)
 
     def predict_proba(self, X):
         """Class probabilities from the classifier trained on the release.
@@ -368,13 +375,13 @@ class DPDecisionTree(DifferentialPrivacyMixin, ClassifierMixin, TransformerMixin
     def _model(self):
         """The fitted cuts and classifier as a small object that dask ships to workers."""
         check_is_fitted(self)
-        return _Model(
+        return Model(
             self._columns, self._leaf_proba, self._tree, getattr(self, "_tree_classes", None),
             self.classes_,
         )  # fmt: skip
 
     def _apply(self, method, X, dtype, columns):
-        """``_Model.<method>`` on the rows of ``X``: numpy in, numpy out; dask, lazy dask."""
+        """``Model.<method>`` on the rows of ``X``: numpy in, numpy out; dask, lazy dask."""
         function = getattr(self._model(), method)
         if not is_dask_collection(X):
             return function(self._frame(X))
@@ -384,80 +391,15 @@ class DPDecisionTree(DifferentialPrivacyMixin, ClassifierMixin, TransformerMixin
         if not isinstance(X, dd.DataFrame):
             return map_rows(function, X, dtype=dtype, columns=columns)
         if columns is None:  # the labels; strings as objects, as dask arrays hold them
-            meta = pd.Series(self.classes_, dtype=_label_dtype(self.classes_)).iloc[:0]
-            return X.map_partitions(partial(_as_series, function), meta=meta).to_dask_array()
+            meta = pd.Series(self.classes_, dtype=label_dtype(self.classes_)).iloc[:0]
+            return X.map_partitions(
+                partial(as_series_partition, function), meta=meta
+            ).to_dask_array()
         meta = pd.DataFrame({j: pd.Series(dtype=dtype) for j in range(columns)})
-        return X.map_partitions(partial(_as_frame, function), meta=meta).to_dask_array()
+        return X.map_partitions(partial(as_frame_partition, function), meta=meta).to_dask_array()
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.classifier_tags.poor_score = True
         tags.transformer_tags.preserves_dtype = []  # transform returns integer cut positions
         return tags
-
-
-class _Model:
-    """The released cuts and the classifier trained on them (no records): what
-    ``transform`` and ``predict`` apply to every block of rows."""
-
-    def __init__(self, columns, leaf_proba, tree, tree_classes, classes):
-        self.columns = columns
-        self.leaf_proba, self.tree, self.tree_classes = leaf_proba, tree, tree_classes
-        self.classes = classes
-
-    def positions(self, block):
-        """Each column's concept index in its cut."""
-        frame = block if isinstance(block, pd.DataFrame) else pd.DataFrame(block)
-        encoded = self.columns.encode(frame)
-        if not len(frame):
-            return np.empty((0, len(encoded)), dtype=np.int64)
-        return np.stack(
-            [a.position_of(e) for a, e in zip(self.columns.attributes, encoded, strict=True)],
-            axis=1,
-        )
-
-    def generalize(self, block):
-        """The label of every value's concept, as a DataFrame."""
-        positions = self.positions(block)
-        return pd.DataFrame(
-            {
-                name: [a.label(a.cut[p]) for p in positions[:, j]]
-                for j, (name, a) in enumerate(
-                    zip(self.columns.names, self.columns.attributes, strict=True)
-                )
-            }
-        )
-
-    def proba(self, block):
-        """Class probabilities."""
-        positions = self.positions(block)
-        if self.leaf_proba is not None:
-            sizes = [len(a.cut) for a in self.columns.attributes]
-            cell = np.ravel_multi_index(positions.T, sizes) if sizes else 0
-            return self.leaf_proba[cell]
-        proba = np.full((positions.shape[0], len(self.classes)), 1 / len(self.classes))
-        if self.tree is not None and positions.shape[0]:
-            proba[:] = 0.0
-            proba[:, self.tree_classes] = self.tree.predict_proba(positions)
-        return proba
-
-    def labels(self, block):
-        """The most probable class."""
-        return self.classes[np.argmax(self.proba(block), axis=1)]
-
-
-def _as_frame(function, partition):
-    return pd.DataFrame(function(partition), index=partition.index)
-
-
-def _as_series(function, partition):
-    labels = function(partition)
-    return pd.Series(labels, index=partition.index, dtype=_label_dtype(labels))
-
-
-def _label_dtype(labels):
-    return object if labels.dtype.kind in "OUS" else labels.dtype
-
-
-def _keep_index(function, partition):
-    return function(partition).set_axis(partition.index)

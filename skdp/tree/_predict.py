@@ -1,0 +1,75 @@
+"""Predictions from the release: the released cuts and the classifier trained on them.
+
+:class:`Model` holds no record; its methods are applied to a numpy frame at once or to
+every block / partition of a dask collection (post-processing).
+"""
+
+import numpy as np
+import pandas as pd
+
+
+class Model:
+    """The released cuts and the classifier trained on them (no records): what
+    ``transform`` and ``predict`` apply to every block of rows."""
+
+    def __init__(self, columns, leaf_proba, tree, tree_classes, classes):
+        self.columns = columns
+        self.leaf_proba, self.tree, self.tree_classes = leaf_proba, tree, tree_classes
+        self.classes = classes
+
+    def positions(self, block):
+        """Each column's concept index in its cut."""
+        frame = block if isinstance(block, pd.DataFrame) else pd.DataFrame(block)
+        encoded = self.columns.encode(frame)
+        if not len(frame):
+            return np.empty((0, len(encoded)), dtype=np.int64)
+        return np.stack(
+            [a.position_of(e) for a, e in zip(self.columns.attributes, encoded, strict=True)],
+            axis=1,
+        )
+
+    def generalize(self, block):
+        """The label of every value's concept, as a DataFrame."""
+        positions = self.positions(block)
+        return pd.DataFrame(
+            {
+                name: [a.label(a.cut[p]) for p in positions[:, j]]
+                for j, (name, a) in enumerate(
+                    zip(self.columns.names, self.columns.attributes, strict=True)
+                )
+            }
+        )
+
+    def proba(self, block):
+        """Class probabilities."""
+        positions = self.positions(block)
+        if self.leaf_proba is not None:
+            sizes = [len(a.cut) for a in self.columns.attributes]
+            cell = np.ravel_multi_index(positions.T, sizes) if sizes else 0
+            return self.leaf_proba[cell]
+        proba = np.full((positions.shape[0], len(self.classes)), 1 / len(self.classes))
+        if self.tree is not None and positions.shape[0]:
+            proba[:] = 0.0
+            proba[:, self.tree_classes] = self.tree.predict_proba(positions)
+        return proba
+
+    def labels(self, block):
+        """The most probable class."""
+        return self.classes[np.argmax(self.proba(block), axis=1)]
+
+
+def as_frame_partition(function, partition):
+    return pd.DataFrame(function(partition), index=partition.index)
+
+
+def as_series_partition(function, partition):
+    labels = function(partition)
+    return pd.Series(labels, index=partition.index, dtype=label_dtype(labels))
+
+
+def label_dtype(labels):
+    return object if labels.dtype.kind in "OUS" else labels.dtype
+
+
+def keep_index(function, partition):
+    return function(partition).set_axis(partition.index)
