@@ -46,6 +46,10 @@ def _fetcher_name(item):
     return None
 
 
+# modules whose examples need the dask extra
+DASK_DOCTESTS = ("skdp.utils._stats", "skdp.utils._dask_input")
+
+
 def _dask_missing():
     try:
         import dask.array
@@ -59,7 +63,7 @@ def pytest_collection_modifyitems(config, items):
     home = _data_home()
     no_dask = _dask_missing()
     for item in items:
-        if no_dask and isinstance(item, DoctestItem) and item.name.startswith("skdp.utils._stats"):
+        if no_dask and isinstance(item, DoctestItem) and item.name.startswith(DASK_DOCTESTS):
             item.add_marker(pytest.mark.skip(reason="dask is not installed (the dask extra)"))
             continue
         name = _fetcher_name(item)
