@@ -18,6 +18,8 @@ from skdp.frequent_patterns._bitmask import (
     popcount,
     truncate_masks,
 )
+from skdp.frequent_patterns._counts import TransactionCounts
+from skdp.frequent_patterns._mining import check_transactions
 from skdp.frequent_patterns._privbasis import privbasis_top_k
 from skdp.frequent_patterns._tf import tf_top_k
 from skdp.mechanisms import check_random_state, geometric
@@ -119,11 +121,13 @@ class DPFrequentItemsets(DifferentialPrivacyMixin, TransformerMixin, BaseEstimat
     budget noises the coefficients and the score sensitivity is derived. Its
     ``"tdps-bins"`` counterpart (sensitivity 1 instead of ``2**t``) is new here.
 
-    **Dask**: the TDPS methods read the transactions only through the ``2**|I|`` bin
-    counts, so ``fit`` takes a dask array or DataFrame and counts its blocks where
-    they live (one pass), then releases on the driver: a seed gives the model of the
-    same data in memory. ``"tf"`` and ``"privbasis"`` search the exact supports of
-    data-dependent itemsets and take in-memory input only. ``transform`` returns a
+    **Dask**: every method reads the transactions only through exact counts, so
+    ``fit`` takes a dask array or DataFrame and counts its blocks where they live,
+    then draws all the noise on the driver: a seed gives the model of the same data
+    in memory. The TDPS methods need one pass (the ``2**|I|`` bin counts); ``"tf"``
+    and ``"privbasis"`` one pass per phase of their search (item supports, one per
+    itemset length for the exact order statistic and the mined itemsets, pair
+    supports, the drawn patterns' supports, the basis bins). ``transform`` returns a
     lazy dask array for dask input.
 
     References
@@ -195,10 +199,11 @@ class DPFrequentItemsets(DifferentialPrivacyMixin, TransformerMixin, BaseEstimat
         X : {array-like, sparse matrix, DataFrame} or dask array / DataFrame \
 of shape (n_transactions, n_columns)
             Boolean or 0/1: one row per transaction, one column per item. A dask
-            collection is never loaded (TDPS methods only): the transactions' bin
-            counts are computed block by block where the blocks live (one pass) and
-            only the ``2**|I|`` counts come back; the same ``random_state`` gives the
-            model that the same data in memory gives.
+            collection is never loaded: the exact counts each method reads are
+            computed block by block where the blocks live (TDPS: one pass, the
+            ``2**|I|`` bin counts; ``"tf"``, ``"privbasis"``: one pass per phase) and
+            only the counts come back; the same ``random_state`` gives the model that
+            the same data in memory gives.
         y : Ignored
 
         Returns
@@ -206,12 +211,6 @@ of shape (n_transactions, n_columns)
         self
         """
         if is_dask_collection(X):
-            if self.method not in _TDPS:
-                raise ValueError(
-                    f"method={self.method!r} mines the transactions themselves and needs "
-                    f"them in memory; on a dask collection use one of the methods "
-                    f"{list(_TDPS)}, which read only the counts of the 2**|I| bins."
-                )
             X = as_dask_array(self, X, reset=True)
         else:
             X = validate_data(self, X, accept_sparse="csr")
@@ -223,7 +222,7 @@ of shape (n_transactions, n_columns)
             if self.method in _TDPS:
                 found, counts, total = self._tdps(X, columns, rng)
             else:
-                found, counts, total = self._large_universe(self._incidence(X), columns, rng)
+                found, counts, total = self._large_universe(X, columns, rng)
         self._columns, self._itemsets = columns, found
         self.n_transactions_estimate_ = float(total)
         self.frequent_itemsets_ = pd.DataFrame(
@@ -235,9 +234,6 @@ of shape (n_transactions, n_columns)
         )
         self.privacy_spent_ = ledger.total
         return self
-
-    def _incidence(self, X):
-        return _incidence(X, self.binarize)
 
     def _item_columns(self, n_columns):
         if self.items is None:
@@ -297,7 +293,8 @@ of shape (n_transactions, n_columns)
         }
         self.epsilon_split_ = split
         total = geometric(X.shape[0], epsilon=split["n_transactions"], random_state=rng)
-        X = sp.csr_matrix(X[:, columns], dtype=bool)
+        prepare = _Transactions(columns, self.binarize).items
+        X = TransactionCounts(X, prepare, n_items=len(columns))
         if self.method == "tf":
             length = TF_DEFAULT_LENGTH if self.max_length is None else self.max_length
             found, counts = tf_top_k(
@@ -386,6 +383,11 @@ class _Transactions:
         """Exact number of transactions per bin: projection onto ``I``, truncated."""
         masks = pack_transactions(_incidence(block, self.binarize), self.columns)
         return mask_counts(truncate_masks(masks, self.max_length), len(self.columns))
+
+    def items(self, block):
+        """The transactions over the items of ``I``: a checked boolean CSR matrix."""
+        X = _incidence(block, self.binarize)
+        return check_transactions(sp.csr_matrix(X[:, self.columns], dtype=bool))
 
     def contains(self, block):
         """Whether each transaction contains each itemset."""

@@ -16,7 +16,7 @@ import math
 import numpy as np
 import scipy.sparse as sp
 
-from skdp.frequent_patterns._bitmask import _as_bool, popcount
+from skdp.frequent_patterns._bitmask import _as_bool
 from skdp.mechanisms import exponential
 
 __all__ = [
@@ -95,52 +95,12 @@ def _groups(level):
     return starts, np.r_[starts[1:], n]
 
 
-def _extend_by_bitsets(level, starts, ends, bitsets, min_support):
-    """Frequent joins ``level[i] + (level[j, -1],)``, ``i < j`` in one run, by bitsets."""
-    sizes = ends - starts
-    counts = np.repeat(ends, sizes) - np.arange(level.shape[0]) - 1
-    parent = np.repeat(np.arange(level.shape[0]), counts)
-    partner = parent + 1 + np.arange(parent.size) - np.repeat(np.cumsum(counts) - counts, counts)
-    chunk = max(1, _CHUNK_WORDS // bitsets.shape[1])
-    support = np.empty(parent.size, dtype=np.int64)
-    for start in range(0, parent.size, chunk):
-        stop = min(start + chunk, parent.size)
-        parents, position = np.unique(parent[start:stop], return_inverse=True)
-        prefix = bitsets[level[parents, 0]]
-        for column in range(1, level.shape[1]):
-            prefix &= bitsets[level[parents, column]]
-        joint = prefix[position] & bitsets[level[partner[start:stop], -1]]
-        support[start:stop] = popcount(joint).sum(axis=1)
-    keep = support >= min_support
-    return np.column_stack((level[parent[keep]], level[partner[keep], -1])), support[keep]
-
-
 def _rows_containing(X_csc, itemset):
     rows = X_csc.indices[X_csc.indptr[itemset[0]] : X_csc.indptr[itemset[0] + 1]]
     for item in itemset[1:]:
         column = X_csc.indices[X_csc.indptr[item] : X_csc.indptr[item + 1]]
         rows = np.intersect1d(rows, column, assume_unique=True)
     return rows
-
-
-def _extend_by_groups(level, starts, ends, X_csr, X_csc, min_support):
-    """The same joins, counted per run on the transactions that contain its prefix."""
-    parts, part_supports = [], []
-    for start, end in zip(starts.tolist(), ends.tolist(), strict=True):
-        if end - start < 2:
-            continue
-        last = level[start:end, -1]
-        projected = X_csr[_rows_containing(X_csc, level[start, :-1])][:, last]
-        pairs = sp.triu(projected.T @ projected, k=1).tocoo()
-        keep = pairs.data >= min_support
-        first, second, support = pairs.row[keep], pairs.col[keep], pairs.data[keep]
-        order = np.lexsort((second, first))
-        prefix = np.broadcast_to(level[start, :-1], (order.size, level.shape[1] - 1))
-        parts.append(np.column_stack((prefix, last[first[order]], last[second[order]])))
-        part_supports.append(support[order].astype(np.int64))
-    if not parts:
-        return np.zeros((0, level.shape[1] + 1), dtype=level.dtype), np.zeros(0, np.int64)
-    return np.concatenate(parts), np.concatenate(part_supports)
 
 
 def _too_many(max_patterns, min_support, max_length):
@@ -179,49 +139,12 @@ def mine_levels(X, min_support, max_length=None, *, max_patterns=MAX_PATTERNS, c
         One pair per non-empty level: the itemsets (rows of sorted column indices, in
         lexicographic order) and their supports (int64).
     """
-    if min_support < 1:
-        raise ValueError(f"min_support must be at least 1; got {min_support}.")
-    n_transactions, n_items = X.shape
-    max_length = n_items if max_length is None else min(max_length, n_items)
-    item_support = np.bincount(X.indices, minlength=n_items).astype(np.int64)
-    frequent = np.flatnonzero(item_support >= min_support)
-    if frequent.size > max_patterns:
-        raise _too_many(max_patterns, min_support, max_length)
-    levels = [(frequent[:, None], item_support[frequent])] if frequent.size else []
-    total = frequent.size
-    if max_length < 2 or frequent.size < 2:
-        return levels
-    X_freq = X[:, frequent].astype(np.int64)
-    X_csc = X_freq.tocsc()
-    pairs = sp.triu(X_csc.T @ X_csc, k=1).tocoo()
-    keep = pairs.data >= min_support
-    order = np.lexsort((pairs.col[keep], pairs.row[keep]))
-    level = np.column_stack((pairs.row[keep], pairs.col[keep]))[order].astype(np.intp)
-    support = pairs.data[keep][order].astype(np.int64)
-    n_words = max(1, -(-n_transactions // 64))
-    mean_length = X.nnz / max(1, n_transactions)
-    bitsets = None
-    while level.shape[0]:
-        total += level.shape[0]
-        if total > max_patterns:
-            raise _too_many(max_patterns, min_support, max_length)
-        levels.append((frequent[level], support))
-        if level.shape[1] >= max_length:
-            break
-        starts, ends = _groups(level)
-        sizes = ends - starts
-        # rough nanoseconds: word operations against per-run projections and overhead
-        bitset_cost = 2.0 * n_words * float(np.sum(sizes * (sizes - 1) // 2))
-        runs = sizes > 1
-        run_support = np.maximum.reduceat(support, starts)[runs]
-        group_cost = 3e5 * runs.sum() + 50.0 * mean_length * float(run_support.sum())
-        if counting == "bitsets" or (counting == "auto" and bitset_cost <= group_cost):
-            if bitsets is None:
-                bitsets = _item_bitsets(X_csc, n_words)
-            level, support = _extend_by_bitsets(level, starts, ends, bitsets, min_support)
-        else:
-            level, support = _extend_by_groups(level, starts, ends, X_freq, X_csc, min_support)
-    return levels
+    from skdp.frequent_patterns._counts import TransactionCounts  # it builds on this module
+
+    counts = TransactionCounts(X)
+    return counts.mine_levels(
+        min_support, max_length, max_patterns=max_patterns, counting=counting
+    )
 
 
 def frequent_itemsets_exact(X, min_support, max_length=None, *, max_patterns=MAX_PATTERNS):

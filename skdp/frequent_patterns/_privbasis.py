@@ -6,18 +6,9 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from skdp.frequent_patterns._bitmask import (
-    MAX_BINS_ITEMS,
-    mask_counts,
-    pack_transactions,
-    superset_sums,
-)
-from skdp.frequent_patterns._mining import (
-    check_transactions,
-    closing_share,
-    select_without_replacement,
-    top_supports,
-)
+from skdp.frequent_patterns._bitmask import MAX_BINS_ITEMS, superset_sums
+from skdp.frequent_patterns._counts import TransactionCounts
+from skdp.frequent_patterns._mining import closing_share, select_without_replacement
 from skdp.mechanisms import exponential, geometric
 
 __all__ = ["build_bases", "maximal_cliques", "privbasis_top_k"]
@@ -134,15 +125,6 @@ def _n_pairs(eta_k, n_selected, n_pairs_available):
     return min(math.ceil(excess / math.sqrt(max(1.0, excess / n_selected))), n_pairs_available)
 
 
-def _basis_bins(X_csc, bases):
-    """Bin counts of every basis (empty bins dropped), concatenated."""
-    bins = []
-    for basis in bases:
-        masks = pack_transactions(X_csc[:, list(basis)], range(len(basis)))
-        bins.append(mask_counts(masks, len(basis))[1:])
-    return np.concatenate(bins)
-
-
 def _estimates(bases, noisy_bins):
     """Mean over the bases containing it of each itemset's estimated support."""
     totals = defaultdict(lambda: [0, 0])
@@ -198,8 +180,13 @@ def privbasis_top_k(X, *, k, epsilon, rng, eta=1.1, max_basis_length=12):
 
     Parameters
     ----------
-    X : {sparse matrix, array-like} of shape (n_transactions, n_items)
-        Boolean transactions; the columns are the public item universe.
+    X : {sparse matrix, array-like} of shape (n_transactions, n_items) or \
+TransactionCounts
+        Boolean transactions; the columns are the public item universe. The exact
+        counts are read through :class:`~skdp.frequent_patterns._counts.TransactionCounts`
+        (given, e.g. over a dask array, or built on ``X``): one pass for the item
+        supports, one per level for ``theta``, one for the pair supports, one for the
+        bins.
     k : int
         Number of itemsets wanted.
     epsilon : float
@@ -256,13 +243,11 @@ def privbasis_top_k(X, *, k, epsilon, rng, eta=1.1, max_basis_length=12):
     >>> itemsets
     [(0,), (1,), (0, 1)]
     """
-    X = check_transactions(X)
+    counts = X if isinstance(X, TransactionCounts) else TransactionCounts(X)
     _check_parameters(k, epsilon, eta, max_basis_length)
-    X_csc = X.tocsc()
-    item_support = np.bincount(X.indices, minlength=X.shape[1]).astype(np.int64)
+    item_support = counts.item_supports()
     n_theta = math.ceil(eta * k)
-    _, top = top_supports(X, X_csc, n_theta)
-    theta = int(top[n_theta - 1]) if top.size >= n_theta else 0
+    theta = counts.nth_support(n_theta)
 
     epsilon_lambda = ALPHA[0] * epsilon
     ranked = np.sort(item_support)[::-1]
@@ -290,8 +275,7 @@ def privbasis_top_k(X, *, k, epsilon, rng, eta=1.1, max_basis_length=12):
         spent = _add_rounds(spent, round_epsilon, n_selected)
         if n_pairs:
             first, second = np.triu_indices(n_selected, k=1)
-            selected = X_csc[:, items].astype(np.int64)
-            pair_support = (selected.T @ selected).toarray()[first, second]
+            pair_support = counts.pair_supports(items).toarray()[first, second]
             round_epsilon = (ALPHA[1] - beta_items) * epsilon / n_pairs
             picks = select_without_replacement(
                 pair_support, n_pairs, epsilon=round_epsilon, rng=rng
@@ -301,7 +285,7 @@ def privbasis_top_k(X, *, k, epsilon, rng, eta=1.1, max_basis_length=12):
         bases = build_bases(items, pairs, max_basis_length)
 
     noisy_bins = geometric(
-        _basis_bins(X_csc, bases),
+        counts.basis_bins(bases),
         sensitivity=len(bases),
         epsilon=closing_share(epsilon, spent),
         random_state=rng,

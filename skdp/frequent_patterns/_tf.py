@@ -6,15 +6,8 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from skdp.frequent_patterns._mining import (
-    MAX_PATTERNS,
-    check_transactions,
-    closing_share,
-    mine_levels,
-    n_itemsets,
-    support_counts,
-    top_supports,
-)
+from skdp.frequent_patterns._counts import TransactionCounts
+from skdp.frequent_patterns._mining import MAX_PATTERNS, closing_share, n_itemsets
 from skdp.mechanisms import exponential, geometric
 from skdp.mechanisms._exact import _rational_at_most
 from skdp.mechanisms._selection import _grid_scores
@@ -170,8 +163,13 @@ def tf_top_k(X, *, k, max_length, epsilon, rng, rho=0.1, min_support=1, max_patt
 
     Parameters
     ----------
-    X : {sparse matrix, array-like} of shape (n_transactions, n_items)
-        Boolean transactions; the columns are the public item universe.
+    X : {sparse matrix, array-like} of shape (n_transactions, n_items) or \
+TransactionCounts
+        Boolean transactions; the columns are the public item universe. The exact
+        supports are read through :class:`~skdp.frequent_patterns._counts.TransactionCounts`
+        (given, e.g. over a dask array, or built on ``X``): one pass for the item
+        supports, one per level for ``s_K`` and for the mined itemsets, one for the
+        patterns drawn from the block.
     k : int
         Number of itemsets released, at most ``m``.
     max_length : int
@@ -244,9 +242,9 @@ def tf_top_k(X, *, k, max_length, epsilon, rng, rho=0.1, min_support=1, max_patt
     >>> itemsets
     [(0,), (1,)]
     """
-    X = check_transactions(X)
+    counts = X if isinstance(X, TransactionCounts) else TransactionCounts(X)
     _check_parameters(k, max_length, epsilon, rho, min_support)
-    n_items = X.shape[1]
+    n_items = counts.n_items
     domain = n_itemsets(n_items, max_length)
     if k > domain:
         raise ValueError(f"k={k} exceeds the {domain} itemsets of length <= {max_length}.")
@@ -256,20 +254,18 @@ def tf_top_k(X, *, k, max_length, epsilon, rng, rho=0.1, min_support=1, max_patt
             f"The domain of itemsets of length <= {max_length} over {n_items} items has "
             f"e^{log_domain:.1f} > e^{MAX_LOG_DOMAIN} patterns: lower max_length."
         )
-    X_csc = X.tocsc()
-    _, top = top_supports(X, X_csc, k, max_length)
-    s_k = int(top[k - 1]) if top.size >= k else 0
+    s_k = counts.nth_support(k, max_length)
     round_epsilon = min(epsilon / (2 * k), MAX_ROUND_EPSILON)
     gamma = 2 / round_epsilon * (math.log(k / rho) + log_domain)  # (4k / eps)(...) uncapped
     truncation = max(s_k - gamma, min_support - 1.0)
-    levels = mine_levels(X, math.floor(truncation) + 1, max_length, max_patterns=max_patterns)
+    levels = counts.mine_levels(math.floor(truncation) + 1, max_length, max_patterns=max_patterns)
     mined_support = np.concatenate([s for _, s in levels] + [np.zeros(0, np.int64)])
     offsets = np.cumsum([0] + [len(s) for _, s in levels])
     block = _Block(levels, n_items, max_length)
 
     sensitivity, rate = _em_units(round_epsilon)
     alive = np.arange(mined_support.size)
-    chosen, chosen_support, spent = [], [], 0.0
+    chosen, chosen_support, drawn, spent = [], [], [], 0.0
     for _ in range(k):
         scores = mined_support[alive].astype(float)
         n_block = block.size
@@ -288,8 +284,9 @@ def tf_top_k(X, *, k, max_length, epsilon, rng, rho=0.1, min_support=1, max_patt
         )
         spent += round_epsilon
         if pick == alive.size:
+            drawn.append(len(chosen))
             chosen.append(block.draw(rng))
-            chosen_support.append(int(support_counts(X_csc, chosen[-1:])[0]))
+            chosen_support.append(0)  # counted after the rounds, in one pass
         else:
             index = int(alive[pick])
             level = int(np.searchsorted(offsets, index, side="right")) - 1
@@ -297,8 +294,10 @@ def tf_top_k(X, *, k, max_length, epsilon, rng, rho=0.1, min_support=1, max_patt
             chosen_support.append(int(mined_support[index]))
             alive = np.delete(alive, pick)
 
+    chosen_support = np.asarray(chosen_support, dtype=np.int64)
+    chosen_support[drawn] = counts.supports([chosen[i] for i in drawn])
     noisy = geometric(
-        np.asarray(chosen_support, dtype=np.int64),
+        chosen_support,
         sensitivity=k,
         epsilon=closing_share(epsilon, spent),
         random_state=rng,

@@ -1,0 +1,319 @@
+"""Exact support counts of a transaction database, one block pass per query.
+
+TF and PrivBasis read the transactions only through exact counts, asked in a few data
+dependent phases (item supports, pair supports, the supports of one level of candidate
+itemsets, the bins of a few bases). :class:`TransactionCounts` answers each query with
+one :func:`~skdp.utils._stats.sum_blocks` pass of a small picklable block function: on
+a numpy or sparse matrix the function runs once on the whole matrix, on a dask array it
+runs on every row block where the block lives and only the counts travel. The answers
+are exact integers, so a fit gives the same model on both. Nothing here adds noise.
+"""
+
+import numpy as np
+import scipy.sparse as sp
+
+from skdp.frequent_patterns._bitmask import mask_counts, pack_transactions, popcount
+from skdp.frequent_patterns._mining import (
+    _CHUNK_WORDS,
+    MAX_PATTERNS,
+    _groups,
+    _item_bitsets,
+    _rows_containing,
+    _too_many,
+    check_transactions,
+)
+from skdp.utils._stats import is_dask_collection, sum_blocks
+
+__all__ = ["TransactionCounts"]
+
+# runs of at most this many itemsets read their join supports from a dense product
+_DENSE_RUN = 1024
+
+
+def _checked(block):
+    return block
+
+
+class _BlockCounts:
+    """The block functions of :class:`TransactionCounts`: each maps a block of raw rows,
+    through ``prepare`` (to a checked boolean CSR matrix of the item columns), to exact
+    counts that add up over the blocks."""
+
+    def __init__(self, prepare, **query):
+        self.prepare = prepare
+        self.query = query
+
+    def items(self, block):
+        """Item supports and number of transactions."""
+        X = self.prepare(block)
+        counts = np.bincount(X.indices, minlength=X.shape[1]).astype(np.int64)
+        return counts, np.int64(X.shape[0])
+
+    def pairs(self, block):
+        """``X_S^T X_S`` above the diagonal for the columns ``S``, as a sparse matrix."""
+        X = self.prepare(block)[:, self.query["columns"]].astype(np.int64).tocsc()
+        return sp.csr_matrix(sp.triu(X.T @ X, k=1))
+
+    def itemsets(self, block):
+        """Support of each itemset (tuples of columns; the empty one: every row)."""
+        X = self.prepare(block)
+        itemsets = self.query["itemsets"]
+        out = np.zeros(len(itemsets), dtype=np.int64)
+        by_length = {}
+        for i, itemset in enumerate(itemsets):
+            by_length.setdefault(len(itemset), []).append(i)
+        X_csc = None
+        for length, rows in by_length.items():
+            rows = np.asarray(rows, dtype=np.intp)
+            if length == 0:
+                out[rows] = X.shape[0]
+                continue
+            X_csc = X.tocsc() if X_csc is None else X_csc
+            level = np.asarray([itemsets[i] for i in rows], dtype=np.intp)
+            used, index = np.unique(level, return_inverse=True)
+            n_words = max(1, -(-X.shape[0] // 64))
+            bitsets = _item_bitsets(X_csc[:, used], n_words)
+            out[rows] = _and_counts(bitsets, index.reshape(level.shape))
+        return out
+
+    def joins(self, block):
+        """Supports of the joins ``level[parent] + level[partner, -1]`` (columns
+        ``frequent[...]``), by packed tidsets or by per-run sparse products."""
+        q = self.query
+        X = self.prepare(block)[:, q["frequent"]].astype(np.int64)
+        level, parent, partner = q["level"], q["parent"], q["partner"]
+        X_csc = X.tocsc()
+        if q["counting"] == "bitsets":
+            bitsets = _item_bitsets(X_csc, max(1, -(-X.shape[0] // 64)))
+            columns = np.column_stack((level[parent], level[partner, -1]))
+            return _and_counts(bitsets, columns)
+        support = np.zeros(parent.size, dtype=np.int64)
+        starts, ends = _groups(level)
+        first = np.searchsorted(parent, starts)  # joins are sorted by parent
+        for start, end, begin in zip(starts.tolist(), ends.tolist(), first.tolist(), strict=True):
+            if end - start < 2:
+                continue
+            stop = begin + (end - start) * (end - start - 1) // 2
+            last = level[start:end, -1]
+            projected = X[_rows_containing(X_csc, level[start, :-1])][:, last]
+            product = sp.csr_matrix(projected.T @ projected)
+            rows, columns = parent[begin:stop] - start, partner[begin:stop] - start
+            if end - start <= _DENSE_RUN:
+                support[begin:stop] = product.toarray()[rows, columns]
+            else:  # a long run: read the joins from the sparse product
+                support[begin:stop] = np.asarray(product[rows, columns]).ravel()
+        return support
+
+    def bins(self, block):
+        """Bin counts of every basis (empty bins dropped), concatenated."""
+        X = self.prepare(block)
+        parts = [np.zeros(0, dtype=np.int64)]
+        for basis in self.query["bases"]:
+            masks = pack_transactions(X[:, list(basis)], range(len(basis)))
+            parts.append(mask_counts(masks, len(basis))[1:])
+        return np.concatenate(parts)
+
+
+def _and_counts(bitsets, columns):
+    """Popcount of the AND of the tidsets ``bitsets[row]`` of each row of ``columns``."""
+    n_words = bitsets.shape[1]
+    chunk = max(1, _CHUNK_WORDS // n_words)
+    out = np.empty(columns.shape[0], dtype=np.int64)
+    for start in range(0, columns.shape[0], chunk):
+        stop = min(start + chunk, columns.shape[0])
+        joint = bitsets[columns[start:stop, 0]]
+        for column in range(1, columns.shape[1]):
+            joint &= bitsets[columns[start:stop, column]]
+        out[start:stop] = popcount(joint).sum(axis=1)
+    return out
+
+
+def _joins(level):
+    """The apriori joins of a sorted level: ``(parent, partner)``, ``parent < partner``
+    in one run of shared prefixes, in lexicographic order of the joined itemsets."""
+    starts, ends = _groups(level)
+    sizes = ends - starts
+    counts = np.repeat(ends, sizes) - np.arange(level.shape[0]) - 1
+    parent = np.repeat(np.arange(level.shape[0]), counts)
+    partner = parent + 1 + np.arange(parent.size) - np.repeat(np.cumsum(counts) - counts, counts)
+    return parent, partner, starts, ends
+
+
+class TransactionCounts:
+    """Exact counts of the transactions ``X`` over the items, one block pass per query.
+
+    Parameters
+    ----------
+    X : {array-like, sparse matrix} or dask.array.Array of shape (n_transactions, n_cols)
+        The transactions.
+    prepare : callable or None, default=None
+        A picklable function from a row block of ``X`` to its checked boolean CSR
+        matrix over the ``n_items`` items (see
+        :func:`~skdp.frequent_patterns._mining.check_transactions`). None: ``X`` is
+        already an incidence matrix of the items. An in-memory ``X`` is prepared once.
+    n_items : int or None, default=None
+        The number of items (needed with ``prepare`` on a dask array).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdp.frequent_patterns._counts import TransactionCounts
+    >>> counts = TransactionCounts(np.array([[1, 1, 0], [1, 1, 1], [0, 1, 1]]))
+    >>> counts.item_supports().tolist()
+    [2, 3, 2]
+    >>> counts.supports([(0, 1), (1, 2), ()]).tolist()
+    [2, 2, 3]
+    """
+
+    def __init__(self, X, prepare=None, n_items=None):
+        if not is_dask_collection(X):
+            X = check_transactions(X if prepare is None else prepare(X))
+            prepare, n_items = _checked, X.shape[1]
+        elif n_items == 0:
+            raise ValueError("X must have at least one item column.")
+        self.X, self.prepare, self.n_items = X, prepare, n_items
+        self._items = None
+
+    def _pass(self, name, **query):
+        return sum_blocks(getattr(_BlockCounts(self.prepare, **query), name), self.X)
+
+    def item_supports(self):
+        """Support of every item (one pass, kept for the later queries)."""
+        if self._items is None:
+            self._items, n = self._pass("items")
+            self.n_transactions = int(n)
+        return self._items
+
+    def pair_supports(self, columns):
+        """Sparse upper triangle of the pair supports among ``columns`` (one pass)."""
+        return sp.csr_matrix(self._pass("pairs", columns=np.asarray(columns, dtype=np.intp)))
+
+    def supports(self, itemsets):
+        """Support of each itemset, as int64 (one pass; none without itemsets)."""
+        itemsets = [tuple(int(i) for i in s) for s in itemsets]
+        if not itemsets:
+            return np.zeros(0, dtype=np.int64)
+        return np.asarray(self._pass("itemsets", itemsets=itemsets), dtype=np.int64)
+
+    def basis_bins(self, bases):
+        """Bin counts of every basis, empty bins dropped, concatenated (one pass)."""
+        return np.asarray(self._pass("bins", bases=[tuple(b) for b in bases]), dtype=np.int64)
+
+    def _pair_level(self, frequent, min_support):
+        """The pairs of ``frequent`` with support >= ``min_support``, lexicographic."""
+        pairs = self.pair_supports(frequent).tocoo()
+        keep = pairs.data >= min_support
+        order = np.lexsort((pairs.col[keep], pairs.row[keep]))
+        level = np.column_stack((pairs.row[keep], pairs.col[keep]))[order].astype(np.intp)
+        return level, pairs.data[keep][order].astype(np.int64)
+
+    def _extend(self, frequent, level, support, counting):
+        """All joins of ``level`` (indices into ``frequent``) and their supports."""
+        parent, partner, starts, ends = _joins(level)
+        if counting == "auto":  # the cost model of mine_levels
+            sizes = ends - starts
+            n_words = max(1, -(-self.n_transactions // 64))
+            bitset_cost = 2.0 * n_words * float(np.sum(sizes * (sizes - 1) // 2))
+            runs = sizes > 1
+            run_support = np.maximum.reduceat(support, starts)[runs]
+            mean_length = float(self._items.sum()) / max(1, self.n_transactions)
+            group_cost = 3e5 * runs.sum() + 50.0 * mean_length * float(run_support.sum())
+            counting = "bitsets" if bitset_cost <= group_cost else "groups"
+        joined = np.column_stack((level[parent], level[partner, -1]))
+        if not parent.size:
+            return joined, np.zeros(0, dtype=np.int64)
+        counts = self._pass(
+            "joins",
+            frequent=frequent,
+            level=level,
+            parent=parent,
+            partner=partner,
+            counting=counting,
+        )
+        return joined, np.asarray(counts, dtype=np.int64)
+
+    def mine_levels(
+        self, min_support, max_length=None, *, max_patterns=MAX_PATTERNS, counting="auto"
+    ):
+        """Every itemset with support >= ``min_support`` (apriori), one pass per level.
+
+        Parameters
+        ----------
+        min_support : int
+        max_length : int or None, default=None
+        max_patterns : int, default=MAX_PATTERNS
+            Raise a ValueError when more itemsets than this are frequent.
+        counting : {"auto", "bitsets", "groups"}, default="auto"
+            How levels 3 and up are counted: AND of packed tidsets (dense data), sparse
+            products over the transactions of each shared prefix (sparse data), or by a
+            rough cost estimate per level. The result is the same.
+
+        Returns
+        -------
+        list of (ndarray, ndarray)
+            The same levels as ``mine_levels``.
+        """
+        if min_support < 1:
+            raise ValueError(f"min_support must be at least 1; got {min_support}.")
+        n_items = self.n_items
+        max_length = n_items if max_length is None else min(max_length, n_items)
+        item_support = self.item_supports()
+        frequent = np.flatnonzero(item_support >= min_support)
+        if frequent.size > max_patterns:
+            raise _too_many(max_patterns, min_support, max_length)
+        levels = [(frequent[:, None], item_support[frequent])] if frequent.size else []
+        total = frequent.size
+        if max_length < 2 or frequent.size < 2:
+            return levels
+        level, support = self._pair_level(frequent, min_support)
+        while level.shape[0]:
+            total += level.shape[0]
+            if total > max_patterns:
+                raise _too_many(max_patterns, min_support, max_length)
+            levels.append((frequent[level], support))
+            if level.shape[1] >= max_length:
+                break
+            level, support = self._extend(frequent, level, support, counting)
+            keep = support >= min_support
+            level, support = level[keep], support[keep]
+        return levels
+
+    def nth_support(self, n, max_length=None):
+        """The ``n``-th largest support among the itemsets of length <= ``max_length``
+        with support >= 1 (0 when there are fewer), one pass per level.
+
+        Level by level with a rising threshold ``t``, the ``n``-th largest support
+        counted so far (1 until ``n`` are counted): every subset of an itemset of support
+        ``s`` has support ``>= s``, so every itemset at or above the final threshold is
+        counted and the result is exact (that of
+        :func:`~skdp.frequent_patterns._mining.top_supports`).
+
+        Parameters
+        ----------
+        n : int
+        max_length : int or None, default=None
+
+        Returns
+        -------
+        int
+        """
+        max_length = self.n_items if max_length is None else min(max_length, self.n_items)
+        item_support = self.item_supports()
+        best = np.zeros(0, dtype=np.int64)
+
+        def update(best, new):
+            best = np.sort(np.r_[best, new[new > 0]])[::-1][:n]
+            return best, (int(best[n - 1]) if best.size >= n else 1)
+
+        best, threshold = update(best, item_support)
+        frequent = np.flatnonzero(item_support >= threshold)
+        if max_length >= 2 and frequent.size >= 2:
+            level, support = self._pair_level(frequent, threshold)
+            while level.shape[0]:
+                best, threshold = update(best, support)
+                keep = support >= threshold
+                level, support = level[keep], support[keep]
+                if level.shape[1] >= max_length or level.shape[0] < 2:
+                    break
+                level, support = self._extend(frequent, level, support, "auto")
+        return int(best[n - 1]) if best.size >= n else 0
