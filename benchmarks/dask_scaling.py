@@ -138,6 +138,14 @@ def _estimators():
         "DPFrequentItemsets(tdps-bins)": (
             "items", lambda s: DPFrequentItemsets(top_k=20, random_state=s), None
         ),
+        "DPFrequentItemsets(tf)": (
+            "items", lambda s: DPFrequentItemsets(top_k=20, method="tf", random_state=s), None
+        ),
+        "DPFrequentItemsets(privbasis)": (
+            "items",
+            lambda s: DPFrequentItemsets(top_k=20, method="privbasis", random_state=s),
+            None,
+        ),
     }  # fmt: skip
 
 
