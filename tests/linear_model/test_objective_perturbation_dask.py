@@ -11,6 +11,7 @@ import skdp.utils._erm as erm
 from skdp import PrivacyLedger
 from skdp.exceptions import ClippingWarning
 from skdp.linear_model import ObjectivePerturbationLogistic
+from tests._dask import assert_same_linear_model
 
 da = pytest.importorskip("dask.array", reason="dask is not installed (the dask extra)")
 dd = pytest.importorskip("dask.dataframe", reason="dask is not installed (the dask extra)")
@@ -24,15 +25,6 @@ X_IRIS, Y_IRIS = load_iris(return_X_y=True)
 def model(**params):
     defaults = {"data_norm": NORM_BIN, "classes": [0, 1], "random_state": 0}
     return ObjectivePerturbationLogistic(**{**defaults, **params})
-
-
-def assert_same_model(remote, local):
-    np.testing.assert_allclose(remote.coef_, local.coef_, rtol=1e-8, atol=1e-12)
-    np.testing.assert_allclose(remote.intercept_, local.intercept_, rtol=1e-8, atol=1e-12)
-    np.testing.assert_array_equal(remote.classes_, local.classes_)
-    assert remote.privacy_spent_ == local.privacy_spent_
-    assert remote.epsilon_split_ == local.epsilon_split_
-    assert remote.extra_regularization_ == local.extra_regularization_
 
 
 @pytest.mark.filterwarnings("error::skdp.exceptions.ClippingWarning")  # no row beyond the norm
@@ -49,7 +41,7 @@ def assert_same_model(remote, local):
 def test_dask_fit_gives_the_numpy_model(dask_client, params, X, y):
     local = model(**params).fit(X, y)
     remote = model(**params).fit(da.from_array(X, chunks=(70, -1)), da.from_array(y, chunks=50))
-    assert_same_model(remote, local)
+    assert_same_linear_model(remote, local)
 
 
 def test_dask_solver_follows_the_numpy_iteration(monkeypatch):
@@ -93,7 +85,7 @@ def test_dask_dataframe_string_labels_and_lazy_predictions(dask_client):
     params = {"classes": ["no", "yes"], "random_state": 1}
     remote = model(**params).fit(lazy[names], lazy["label"])
     local = model(**params).fit(X_BIN, labels)
-    assert_same_model(remote, local)
+    assert_same_linear_model(remote, local)
     np.testing.assert_array_equal(remote.feature_names_in_, names)
     X = da.from_array(X_BIN, chunks=(100, -1))
     for method in ["predict_proba", "decision_function", "predict_log_proba"]:
@@ -122,7 +114,7 @@ def test_dask_fit_clips_rows_with_a_warning(dask_client):
         local = model(**params).fit(X_BIN, Y_BIN)
     with pytest.warns(ClippingWarning, match=r"187 of 300 rows of X had an L2 norm above 2"):
         remote = model(**params).fit(da.from_array(X_BIN, chunks=(70, -1)), Y_BIN)
-    assert_same_model(remote, local)
+    assert_same_linear_model(remote, local)
 
 
 def test_dask_fit_needs_public_classes_and_data_norm():

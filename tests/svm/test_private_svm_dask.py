@@ -8,6 +8,7 @@ from sklearn.datasets import load_iris, make_classification, make_moons
 from skdp import PrivacyLedger
 from skdp.exceptions import ClippingWarning
 from skdp.svm import PrivateSVM
+from tests._dask import assert_same_linear_model
 
 da = pytest.importorskip("dask.array", reason="dask is not installed (the dask extra)")
 dd = pytest.importorskip("dask.dataframe", reason="dask is not installed (the dask extra)")
@@ -26,15 +27,6 @@ def model(**params):
     return PrivateSVM(**{**defaults, **params})
 
 
-def assert_same_model(remote, local):
-    np.testing.assert_allclose(remote.coef_, local.coef_, rtol=1e-8, atol=1e-12)
-    np.testing.assert_allclose(remote.intercept_, local.intercept_, rtol=1e-8, atol=1e-12)
-    np.testing.assert_array_equal(remote.classes_, local.classes_)
-    assert remote.privacy_spent_ == local.privacy_spent_
-    assert remote.epsilon_split_ == local.epsilon_split_
-    assert remote.extra_regularization_ == local.extra_regularization_
-
-
 @pytest.mark.filterwarnings("error::skdp.exceptions.ClippingWarning")  # no row beyond the norm
 @pytest.mark.parametrize(
     ("params", "X", "y"),
@@ -50,7 +42,7 @@ def assert_same_model(remote, local):
 def test_dask_fit_gives_the_numpy_model(dask_client, params, X, y):
     local = model(**params).fit(X, y)
     remote = model(**params).fit(da.from_array(X, chunks=(70, -1)), da.from_array(y, chunks=50))
-    assert_same_model(remote, local)
+    assert_same_linear_model(remote, local)
     if params.get("kernel") == "rbf":
         np.testing.assert_array_equal(remote.random_frequencies_, local.random_frequencies_)
 
@@ -60,7 +52,7 @@ def test_dask_dataframe_and_lazy_predictions(dask_client):
     frame = dd.from_pandas(pd.DataFrame(X_BIN, columns=names).assign(y=Y_BIN), npartitions=3)
     remote = model().fit(frame[names], frame["y"])
     local = model().fit(X_BIN, Y_BIN)
-    assert_same_model(remote, local)
+    assert_same_linear_model(remote, local)
     np.testing.assert_array_equal(remote.feature_names_in_, names)
     X = da.from_array(X_BIN, chunks=(100, -1))
     scores = remote.decision_function(X)
@@ -85,7 +77,7 @@ def test_dask_fit_clips_rows_with_a_warning(dask_client):
         local = model(**params).fit(X_BIN, Y_BIN)
     with pytest.warns(ClippingWarning, match=r"187 of 300 rows of X had an L2 norm above 2"):
         remote = model(**params).fit(da.from_array(X_BIN, chunks=(70, -1)), Y_BIN)
-    assert_same_model(remote, local)
+    assert_same_linear_model(remote, local)
 
 
 def test_output_perturbation_refuses_dask_input():
