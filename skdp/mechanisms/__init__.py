@@ -10,9 +10,11 @@ density; :func:`l2_laplace` puts its releases on a lattice (see their docstrings
 from skdp.mechanisms._additive import geometric, laplace, lattice_step
 from skdp.mechanisms._rng import check_random_state
 from skdp.mechanisms._selection import exponential, permute_and_flip, report_noisy_max
+from skdp.mechanisms._threshold import above_threshold
 from skdp.mechanisms._vector import l2_laplace, l2_laplace_noise
 
 __all__ = [
+    "above_threshold",
     "check_random_state",
     "exponential",
     "geometric",

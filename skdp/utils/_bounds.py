@@ -1,81 +1,137 @@
-"""Private estimation of feature bounds, for estimators given ``bounds=None``.
+"""Private public inputs: a record count, feature bounds and a row-norm bound.
 
-A noisy histogram on a public log-scale grid: bins ``(2**(k-1), 2**k]`` for
-``k = min_exponent+1 .. max_exponent`` on each side of zero, and a centre bin
-``[-2**min_exponent, 2**min_exponent]``; values beyond ``2**max_exponent`` fall in
-the outermost bins. Every bin of every feature is noised with discrete Laplace, and
-the bounds are the outer edges of the lowest and highest bins whose noisy count
-clears a threshold set so that an empty bin clears it with probability at most
-``failure_probability`` (the approach of Google's differential-privacy library's
-approximate bounds). The whole estimate is post-processing of the noisy histogram.
+What an estimator spends when the user leaves ``bounds=None`` or ``data_norm=None``
+(or an ``"auto"`` rule needs the number of records). Every estimate is a private
+quantile (:mod:`skdp.utils._quantiles`) or a noisy count, with a share of epsilon
+that depends only on ``epsilon``, the number of features and the already released
+noisy count, and every estimate always returns finite, ordered values: there is no
+data-dependent failure, only a warning when the budget is too small to learn
+anything and a public fallback is used.
+
+Budget (add/remove neighbours; all shares post-process earlier releases):
+
+* ``n_samples``: ``COUNT_SHARE`` (5%) of epsilon, the noisy count ``n~`` (sensitivity 1);
+* ``bounds``: a share ``s`` of epsilon, by tier, for ``d`` features:
+
+  1. ``s1 = 2 d TIER1_RECORDS / (n~ epsilon) <= MAX_BOUNDS_SHARE``: per feature, an
+     upward scan for the ``BOUNDS_QUANTILE`` quantile and one on the negated values,
+     each ``s epsilon / (2 d)`` with ``s = max(s1, MIN_BOUNDS_SHARE)``;
+  2. else ``s2 = TIER2_RECORDS / (n~ epsilon) <= MAX_BOUNDS_SHARE``: one box for every
+     feature, ``[-R-, R+]`` with ``R+`` the quantile of ``max_j max(x_ij, 0)`` and
+     ``R-`` that of ``max_j max(-x_ij, 0)`` (one record moves each statistic by one
+     value), ``s epsilon / 2`` each with ``s = max(s2, MIN_BOUNDS_SHARE)``;
+  3. else nothing is spent and the box is ``[-FALLBACK_BOUND, FALLBACK_BOUND]``, with a
+     :class:`~skdp.exceptions.PrivacyBudgetWarning`-style ``UserWarning`` asking for
+     ``bounds=``.
+
+* ``data_norm``: ``clip(TIER2_RECORDS / (n~ epsilon), 0.05, 0.25)`` of epsilon on the
+  ``NORM_QUANTILE`` quantile of the row L2 norms (one scan, sensitivity one value).
 """
 
 import math
+import warnings
+from dataclasses import dataclass, field
 
 import numpy as np
 
-from skdp.mechanisms import geometric
+from skdp.mechanisms import check_random_state, geometric
+from skdp.utils._quantiles import scan_quantile
 from skdp.utils.validation import check_epsilon
 
-__all__ = ["BOUNDS_SHARE", "estimate_bounds"]
+__all__ = [
+    "BOUNDS_QUANTILE",
+    "COUNT_SHARE",
+    "FALLBACK_BOUND",
+    "NORM_QUANTILE",
+    "PublicEstimates",
+    "bounds_share",
+    "estimate_bounds",
+    "estimate_public_inputs",
+    "noisy_count",
+    "norm_share",
+]
 
-# the share of epsilon an estimator spends estimating bounds the user did not give
-BOUNDS_SHARE = 0.1
+COUNT_SHARE = 0.05
+BOUNDS_QUANTILE = 0.98
+NORM_QUANTILE = 0.9
+MIN_BOUNDS_SHARE, MAX_BOUNDS_SHARE = 0.1, 0.5
+MIN_NORM_SHARE, MAX_NORM_SHARE = 0.05, 0.25
+TIER1_RECORDS, TIER2_RECORDS = 25.0, 15.0
+FALLBACK_BOUND = 100.0
+# the fixed share of estimators not yet on estimate_public_inputs (to be removed)
+BOUNDS_SHARE = MIN_BOUNDS_SHARE
+# the narrowest box: wider than any grid step near zero
+_MIN_WIDTH = 2.0**-30
 
 
-def _bin_index(X, min_exponent, max_exponent):
-    magnitude = np.abs(X)
-    mantissa, exponent = np.frexp(magnitude)  # magnitude = mantissa * 2**exponent
-    ceil_log2 = np.where(mantissa == 0.5, exponent - 1, exponent)
-    k = np.clip(ceil_log2, min_exponent, max_exponent) - min_exponent
-    k = np.where(magnitude <= 2.0**min_exponent, 0, k)
-    centre = max_exponent - min_exponent
-    return np.where(X < 0, centre - k, centre + k)
+def noisy_count(n_samples, *, epsilon, random_state=None):
+    """``max(n + discrete Laplace(1 / epsilon), 1)``: epsilon-DP (sensitivity 1).
+
+    Examples
+    --------
+    >>> from skdp.utils._bounds import noisy_count
+    >>> noisy_count(1000, epsilon=0.05, random_state=0)
+    1012
+    """
+    return max(int(geometric(int(n_samples), epsilon=epsilon, random_state=random_state)), 1)
 
 
-def _edges(min_exponent, max_exponent):
-    positive = 2.0 ** np.arange(min_exponent, max_exponent + 1)
-    return np.concatenate([-positive[::-1], positive])
+def bounds_share(n_noisy, epsilon, n_features):
+    """``(share, tier)``: the share of epsilon private bounds take, and their tier.
+
+    A function of public values and the noisy count only (module docstring).
+
+    Examples
+    --------
+    >>> from skdp.utils._bounds import bounds_share
+    >>> bounds_share(30000, 1.0, 6), bounds_share(105, 1.0, 4), bounds_share(10, 0.1, 4)
+    ((0.1, 1), (0.14285714285714285, 2), (0.0, 3))
+    """
+    scale = max(n_noisy, 1) * epsilon
+    per_feature = 2 * n_features * TIER1_RECORDS / scale
+    if per_feature <= MAX_BOUNDS_SHARE:
+        return max(per_feature, MIN_BOUNDS_SHARE), 1
+    box = TIER2_RECORDS / scale
+    if box <= MAX_BOUNDS_SHARE:
+        return max(box, MIN_BOUNDS_SHARE), 2
+    return 0.0, 3
 
 
-def estimate_bounds(
-    X,
-    *,
-    epsilon,
-    random_state=None,
-    min_exponent=-30,
-    max_exponent=62,
-    failure_probability=1e-3,
-):
-    """Estimate per-feature ``(lower, upper)`` bounds with ``epsilon``-DP.
+def norm_share(n_noisy, epsilon):
+    """The share of epsilon a private row-norm bound takes (module docstring)."""
+    share = TIER2_RECORDS / (max(n_noisy, 1) * epsilon)
+    return min(max(share, MIN_NORM_SHARE), MAX_NORM_SHARE)
 
-    Privacy: add/remove one record changes one bin count per feature by one, so the
-    ``n_features`` histograms together have L1 sensitivity ``n_features``; all of them
-    are released by one :func:`~skdp.mechanisms.geometric` call with that sensitivity.
-    The grid depends only on ``min_exponent`` and ``max_exponent`` (public).
+
+def _upper(values, epsilon, rng):
+    return scan_quantile(values, BOUNDS_QUANTILE, epsilon=epsilon, random_state=rng)
+
+
+def estimate_bounds(X, *, epsilon, tier=1, random_state=None):
+    """Per-feature ``(lower, upper)`` from private high quantiles, never failing.
+
+    ``tier=1``: for each of the ``d`` features, :func:`~skdp.utils._quantiles.scan_quantile`
+    of the ``BOUNDS_QUANTILE`` (98%) quantile upwards from 0 and of the negated values,
+    ``epsilon / (2 d)`` each. ``tier=2``: one box for all features (module docstring),
+    ``epsilon / 2`` per side. ``tier=3``: the public fallback box, no spend.
+
+    Privacy: ``epsilon``-DP under add/remove of one row (sequential composition of the
+    scans; one row moves each scanned statistic by one value). The candidates are
+    public: ``0`` then ``2**(k/4)`` for ``k = -120..248``.
 
     Parameters
     ----------
     X : ndarray of shape (n_samples, n_features) or (n_samples,)
         Finite values.
     epsilon : float
-        The budget this estimate spends.
+        The budget this estimate spends (unused at tier 3).
+    tier : {1, 2, 3}, default=1
     random_state : None, int or numpy.random.Generator, default=None
-    min_exponent, max_exponent : int, default=-30, 62
-        The public grid: resolution near zero and the largest magnitude.
-    failure_probability : float, default=1e-3
-        Chance that some empty bin is counted as holding data.
 
     Returns
     -------
     lower, upper : ndarray of shape (n_features,)
-        For 1-d ``X``, arrays of shape (1,).
-
-    Raises
-    ------
-    ValueError
-        If for some feature no bin clears the threshold (too few records for this
-        epsilon); the message says to pass public bounds.
+        Grid points, ``lower <= 0 <= upper`` and ``upper - lower >= 2**-30``.
 
     Examples
     --------
@@ -83,33 +139,142 @@ def estimate_bounds(
     >>> from skdp.utils._bounds import estimate_bounds
     >>> ages = np.random.default_rng(0).integers(17, 91, size=5000).astype(float)
     >>> estimate_bounds(ages, epsilon=0.5, random_state=0)
-    (array([16.]), array([128.]))
+    (array([-0.]), array([90.50966799]))
     """
-    epsilon = check_epsilon(epsilon)
-    if not 0 < failure_probability < 1:
-        raise ValueError(f"failure_probability must be in (0, 1), got {failure_probability}")
-    if not min_exponent < max_exponent:
-        raise ValueError("min_exponent must be < max_exponent")
     X = np.asarray(X, dtype=float)
     X = X.reshape(-1, 1) if X.ndim == 1 else X
     if not np.all(np.isfinite(X)):
         raise ValueError("X must be finite to estimate its bounds")
-    n_features = X.shape[1]
-    edges = _edges(min_exponent, max_exponent)
-    n_bins = edges.size - 1
-    index = _bin_index(X, min_exponent, max_exponent)
-    counts = np.stack([np.bincount(index[:, j], minlength=n_bins) for j in range(n_features)])
-    noisy = geometric(counts, sensitivity=n_features, epsilon=epsilon, random_state=random_state)
-    # P[Z >= T] <= exp(-T epsilon / sensitivity) for discrete Laplace noise Z
-    threshold = math.ceil(n_features / epsilon * math.log(counts.size / failure_probability))
-    occupied = noisy >= threshold
-    empty = np.flatnonzero(~occupied.any(axis=1))
-    if empty.size:
-        raise ValueError(
-            f"could not estimate bounds privately for feature(s) {empty.tolist()}: no bin "
-            f"of the noisy histogram reached {threshold} records at epsilon={epsilon:g}. "
-            "Pass public bounds (domain knowledge), or more budget or data."
+    d, rng = X.shape[1], check_random_state(random_state)
+    if tier == 3:
+        lower, upper = np.full(d, -FALLBACK_BOUND), np.full(d, FALLBACK_BOUND)
+    elif tier == 2:
+        epsilon = check_epsilon(epsilon)
+        if X.shape[0]:
+            positive, negative = np.maximum(X, 0).max(axis=1), np.maximum(-X, 0).max(axis=1)
+        else:
+            positive = negative = np.zeros(0)
+        upper = np.full(d, _upper(positive, epsilon / 2, rng))
+        lower = -np.full(d, _upper(negative, epsilon / 2, rng))
+    elif tier == 1:
+        epsilon = check_epsilon(epsilon)
+        each = epsilon / (2 * d)
+        upper = np.array([_upper(X[:, j], each, rng) for j in range(d)])
+        lower = -np.array([_upper(-X[:, j], each, rng) for j in range(d)])
+    else:
+        raise ValueError(f"tier must be 1, 2 or 3, got {tier!r}")
+    narrow = upper - lower < _MIN_WIDTH
+    return np.where(narrow, lower - _MIN_WIDTH, lower), np.where(narrow, upper + _MIN_WIDTH, upper)
+
+
+@dataclass
+class PublicEstimates:
+    """What :func:`estimate_public_inputs` released, and the epsilon left.
+
+    Attributes
+    ----------
+    n_samples : int or None
+        The noisy record count (>= 1), or None when not estimated.
+    bounds : tuple of ndarray or None
+        ``(lower, upper)`` of the columns given, or None.
+    bounds_tier : int or None
+        1, 2 or 3 (module docstring).
+    data_norm : float or None
+        The private row-norm bound, or None.
+    epsilon_split : dict
+        ``{"n_samples", "bounds", "data_norm"}``: the epsilon each took (0 if unused).
+    remaining : float
+        ``epsilon`` minus what the estimates spent: the estimator's own budget.
+    """
+
+    n_samples: int | None = None
+    bounds: tuple | None = None
+    bounds_tier: int | None = None
+    data_norm: float | None = None
+    epsilon_split: dict = field(default_factory=dict)
+    remaining: float = 0.0
+
+
+def estimate_public_inputs(
+    epsilon,
+    *,
+    n_samples,
+    columns=None,
+    row_norms=None,
+    need_count=False,
+    stacklevel=2,
+    random_state=None,
+):
+    """Estimate privately what the user did not declare, and say what is left.
+
+    Releases the noisy count first (when anything is estimated or ``need_count``),
+    then bounds of ``columns`` (tiered, module docstring), then the
+    ``NORM_QUANTILE`` quantile of ``row_norms``. Each share is a function of
+    ``epsilon``, the number of columns and the noisy count.
+
+    Privacy: under add/remove of one record, the count has sensitivity 1, each
+    bound and norm scan is one AboveThreshold over one value per record: the spends
+    (recorded by the mechanisms) add up to ``epsilon - remaining``.
+
+    Parameters
+    ----------
+    epsilon : float
+        The estimator's whole budget.
+    n_samples : int
+        The exact number of records, used only inside the noisy count.
+    columns : ndarray of shape (n_samples, n_columns), optional
+        Values to bound.
+    row_norms : ndarray of shape (n_samples,), optional
+        Row L2 norms to bound.
+    need_count : bool, default=False
+        Release the noisy count even if nothing else is estimated.
+    stacklevel : int, default=2
+        Of the fallback warning.
+    random_state : numpy.random.Generator, int or None
+
+    Returns
+    -------
+    PublicEstimates
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdp.utils._bounds import estimate_public_inputs
+    >>> X = np.random.default_rng(0).uniform(0, 10, size=(5000, 2))
+    >>> est = estimate_public_inputs(1.0, n_samples=5000, columns=X, random_state=0)
+    >>> est.bounds_tier, est.bounds[1].round(1), round(est.remaining, 2)
+    (1, array([11.3, 11.3]), 0.85)
+    """
+    epsilon, rng = check_epsilon(epsilon), check_random_state(random_state)
+    split = {"n_samples": 0.0, "bounds": 0.0, "data_norm": 0.0}
+    out = PublicEstimates(epsilon_split=split)
+    if columns is None and row_norms is None and not need_count:
+        out.remaining = epsilon
+        return out
+    split["n_samples"] = COUNT_SHARE * epsilon
+    out.n_samples = noisy_count(n_samples, epsilon=split["n_samples"], random_state=rng)
+    if columns is not None:
+        columns = np.asarray(columns, dtype=float)
+        columns = columns.reshape(-1, 1) if columns.ndim == 1 else columns
+        share, out.bounds_tier = bounds_share(out.n_samples, epsilon, columns.shape[1])
+        split["bounds"] = share * epsilon
+        if out.bounds_tier == 3:
+            warnings.warn(
+                f"epsilon={epsilon:g} with about {out.n_samples} records is too little to "
+                f"estimate feature bounds privately; using the public fallback "
+                f"[-{FALLBACK_BOUND:g}, {FALLBACK_BOUND:g}] for every feature. Pass "
+                "bounds= from domain knowledge.",
+                UserWarning,
+                stacklevel=stacklevel + 1,
+            )
+        out.bounds = estimate_bounds(
+            columns, epsilon=split["bounds"], tier=out.bounds_tier, random_state=rng
         )
-    first = occupied.argmax(axis=1)
-    last = n_bins - 1 - occupied[:, ::-1].argmax(axis=1)
-    return edges[first], edges[last + 1]
+    if row_norms is not None:
+        split["data_norm"] = norm_share(out.n_samples, epsilon) * epsilon
+        out.data_norm = max(
+            scan_quantile(row_norms, NORM_QUANTILE, epsilon=split["data_norm"], random_state=rng),
+            _MIN_WIDTH,
+        )
+    out.remaining = epsilon - math.fsum(split.values())
+    return out
