@@ -1,52 +1,119 @@
-"""Private bounds estimation."""
+"""Private bounds, row-norm bounds and record counts (skdp.utils._bounds)."""
 
 import numpy as np
 import pytest
 
 from skdp import PrivacyLedger
-from skdp.utils._bounds import estimate_bounds
+from skdp.utils._bounds import (
+    FALLBACK_BOUND,
+    bounds_share,
+    estimate_bounds,
+    estimate_public_inputs,
+    noisy_count,
+    norm_share,
+)
+from skdp.utils._quantiles import GEOMETRIC_GRID
 
 
-def test_bounds_cover_the_bulk_of_the_data():
+def _on_grid(values):
+    magnitudes = np.abs(np.asarray(values))
+    return all(m == 0 or np.any(np.isclose(m, GEOMETRIC_GRID, rtol=1e-12)) for m in magnitudes)
+
+
+def test_tier_one_bounds_cover_the_bulk_of_each_feature():
     rng = np.random.default_rng(0)
     X = np.column_stack([rng.normal(50, 10, 5000), rng.uniform(-3, -1, 5000)])
     lower, upper = estimate_bounds(X, epsilon=1.0, random_state=1)
-    assert np.mean((X >= lower) & (X <= upper)) > 0.99
-    assert lower[0] >= 0 and upper[0] <= 256, "no wider than a factor of ~2 beyond the data"
-    assert lower[1] == -4 and upper[1] == -1
+    assert np.mean((X >= lower) & (X <= upper)) > 0.95
+    assert 0 >= lower[0] > -1 and 60 < upper[0] < 120, "anchored at 0, near the 98% point"
+    assert -4.5 < lower[1] < -2.5 and 0 <= upper[1] < 1e-6
+    assert _on_grid(np.concatenate([lower, upper]))
 
 
-def test_bounds_spend_exactly_epsilon_in_one_call():
+def test_tier_two_is_one_box_for_every_feature():
+    rng = np.random.default_rng(0)
+    X = np.column_stack([rng.uniform(0, 1, 3000), rng.uniform(0, 10, 3000)])
+    lower, upper = estimate_bounds(X, epsilon=1.0, tier=2, random_state=0)
+    assert upper[0] == upper[1] and 8 < upper[0] < 16
+    assert lower[0] == lower[1] and -1e-6 < lower[0] <= 0
+
+
+def test_tier_three_is_the_public_fallback_and_spends_nothing():
     with PrivacyLedger() as ledger:
-        estimate_bounds(np.ones((500, 4)), epsilon=0.3, random_state=0)
-    assert [(e.mechanism, e.epsilon) for e in ledger.entries] == [("geometric", 0.3)]
+        lower, upper = estimate_bounds(np.ones((3, 2)), epsilon=1.0, tier=3)
+    assert ledger.total.epsilon == 0
+    assert np.all(lower == -FALLBACK_BOUND) and np.all(upper == FALLBACK_BOUND)
 
 
-def test_bounds_are_edges_of_the_public_grid():
-    X = np.random.default_rng(0).uniform(3, 7, 2000)
-    lower, upper = estimate_bounds(X, epsilon=1.0, random_state=0)
-    for edge in (lower[0], upper[0]):
-        assert np.log2(abs(edge)) == round(np.log2(abs(edge)))
+def test_each_scan_is_charged_once_and_they_add_up_to_epsilon():
+    with PrivacyLedger() as ledger:
+        estimate_bounds(np.ones((500, 4)), epsilon=0.4, random_state=0)
+    assert {e.mechanism for e in ledger.entries} == {"above_threshold"}
+    assert len(ledger.entries) == 8
+    assert ledger.total.epsilon == pytest.approx(0.4, rel=1e-12)
 
 
-def test_too_few_records_is_a_clear_error():
-    with pytest.raises(ValueError, match="Pass public bounds"):
-        estimate_bounds(np.ones(10), epsilon=0.1, random_state=0)
+@pytest.mark.parametrize("n", [0, 1, 2, 5])
+@pytest.mark.parametrize("tier", [1, 2])
+def test_bounds_never_fail_and_are_ordered_and_finite(n, tier):
+    X = np.full((n, 3), 7.0)
+    lower, upper = estimate_bounds(X, epsilon=0.01, tier=tier, random_state=n)
+    assert np.all(np.isfinite(lower)) and np.all(np.isfinite(upper))
+    assert np.all(upper - lower >= 2.0**-30)
 
 
-@pytest.mark.parametrize(
-    ("kwargs", "match"),
-    [
-        ({"epsilon": 0}, "epsilon"),
-        ({"epsilon": 1, "failure_probability": 1.5}, "failure_probability"),
-        ({"epsilon": 1, "min_exponent": 5, "max_exponent": 2}, "min_exponent"),
-    ],
-)
-def test_bad_arguments(kwargs, match):
-    with pytest.raises(ValueError, match=match):
-        estimate_bounds(np.ones(100), **kwargs)
+def test_a_constant_zero_column_gets_a_non_degenerate_box():
+    lower, upper = estimate_bounds(np.zeros((1000, 1)), epsilon=1.0, random_state=0)
+    assert lower[0] < 0 < upper[0]
 
 
 def test_non_finite_data_is_refused():
     with pytest.raises(ValueError, match="finite"):
         estimate_bounds(np.array([1.0, np.nan]), epsilon=1.0)
+
+
+def test_shares_follow_the_noisy_count():
+    assert bounds_share(30000, 1.0, 6) == (0.1, 1)  # Adult: the floor
+    share, tier = bounds_share(2000, 1.0, 6)
+    assert tier == 1 and share == pytest.approx(2 * 6 * 25 / 2000)
+    assert bounds_share(105, 1.0, 4)[1] == 2  # Iris at epsilon 1: one box
+    assert bounds_share(105, 0.1, 4) == (0.0, 3)
+    assert norm_share(10**6, 1.0) == 0.05 and norm_share(10, 1.0) == 0.25
+
+
+def test_public_inputs_spend_exactly_epsilon_and_say_what_is_left():
+    rng = np.random.default_rng(0)
+    X = rng.uniform(0, 10, size=(3000, 3))
+    with PrivacyLedger() as ledger:
+        est = estimate_public_inputs(
+            2.0,
+            n_samples=3000,
+            columns=X,
+            row_norms=np.linalg.norm(X, axis=1),
+            random_state=0,
+        )
+    split = est.epsilon_split
+    assert split["n_samples"] == pytest.approx(0.1)
+    assert split["bounds"] == pytest.approx(0.1 * 2.0) and est.bounds_tier == 1
+    assert 0.05 * 2 <= split["data_norm"] <= 0.25 * 2
+    assert ledger.total.epsilon + est.remaining == pytest.approx(2.0, rel=1e-12)
+    assert abs(est.n_samples - 3000) < 300
+    assert 10 < est.data_norm < 25  # the 90% point of the norms is about 13.6
+
+
+def test_nothing_requested_spends_nothing():
+    with PrivacyLedger() as ledger:
+        est = estimate_public_inputs(1.0, n_samples=10, random_state=0)
+    assert ledger.total.epsilon == 0 and est.remaining == 1.0 and est.n_samples is None
+
+
+def test_too_little_budget_warns_and_uses_the_fallback():
+    with pytest.warns(UserWarning, match="bounds="):
+        est = estimate_public_inputs(0.01, n_samples=20, columns=np.ones((20, 2)), random_state=0)
+    assert est.bounds_tier == 3 and est.epsilon_split["bounds"] == 0
+
+
+def test_noisy_count_is_at_least_one():
+    assert noisy_count(0, epsilon=0.001, random_state=0) >= 1
+    counts = [noisy_count(1000, epsilon=1.0, random_state=s) for s in range(200)]
+    assert abs(np.mean(counts) - 1000) < 0.5

@@ -1,0 +1,76 @@
+"""Private quantiles (skdp.utils._quantiles)."""
+
+import numpy as np
+import pytest
+
+from skdp import PrivacyLedger
+from skdp.utils._quantiles import (
+    bounded_quantile,
+    rank_queries,
+    scan_quantile,
+    unbounded_quantile,
+)
+
+
+def test_rank_queries_count_values_strictly_below():
+    queries, v = rank_queries(np.array([1.0, 2.0, 2.0, 5.0]), np.array([0.0, 2.0, 3.0]), 0.5)
+    assert v == 2
+    assert queries.tolist() == [2 * 0 - 4, 2 * 1 - 4, 2 * 3 - 4]
+
+
+@pytest.mark.parametrize("n", [1000, 100_000])
+def test_scan_error_shrinks_with_n(n):
+    x = np.random.default_rng(0).uniform(0, 100, n)
+    results = [scan_quantile(x, 0.98, epsilon=0.1, random_state=s) for s in range(30)]
+    # in grid steps (factors of 2**0.25) from the true quantile
+    steps = np.abs(np.log2(np.array(results) / np.quantile(x, 0.98))) * 4
+    if n == 1000:
+        assert np.median(steps) <= 2
+    else:
+        assert np.max(steps) <= 1
+
+
+def test_scan_is_one_above_threshold_charge():
+    with PrivacyLedger() as ledger:
+        scan_quantile(np.arange(100.0), 0.5, epsilon=0.3, random_state=0)
+    assert [(e.mechanism, e.epsilon) for e in ledger.entries] == [("above_threshold", 0.3)]
+
+
+@pytest.mark.parametrize("values", [[], [3.0], [-1e300, 1e300]])
+def test_unbounded_quantile_always_returns_a_finite_value(values):
+    assert np.isfinite(unbounded_quantile(values, 0.5, epsilon=0.1, random_state=0))
+
+
+@pytest.mark.parametrize(("centre", "sign"), [(40.0, 1), (-40.0, -1)])
+def test_unbounded_quantile_finds_the_sign_and_scale(centre, sign):
+    x = np.random.default_rng(1).normal(centre, 2.0, 5000)
+    result = unbounded_quantile(x, 0.5, epsilon=1.0, random_state=0)
+    assert np.sign(result) == sign and 30 < abs(result) < 50
+
+
+def test_bounded_quantile_is_accurate_and_on_the_candidates():
+    x = np.random.default_rng(0).normal(0, 1, 2000)
+    results = [
+        bounded_quantile(x, 0.25, (-10, 10), epsilon=1.0, random_state=s) for s in range(20)
+    ]
+    assert np.median(np.abs(np.array(results) - np.quantile(x, 0.25))) < 0.1
+    candidates = np.linspace(-10, 10, 1025)
+    assert all(np.isclose(r, candidates).any() for r in results)
+
+
+def test_bounded_quantile_with_no_data_is_still_a_candidate():
+    assert -1 <= bounded_quantile([], 0.5, (-1, 1), epsilon=1.0, random_state=0) <= 1
+
+
+@pytest.mark.parametrize(
+    ("call", "match"),
+    [
+        (lambda: scan_quantile([np.nan], 0.5, epsilon=1), "finite"),
+        (lambda: scan_quantile([1.0], 1.0, epsilon=1), "q must be in"),
+        (lambda: bounded_quantile([1.0], 0.5, (2, 1), epsilon=1), "bounds"),
+        (lambda: unbounded_quantile([1.0], 0.5, epsilon=0), "epsilon"),
+    ],
+)
+def test_bad_arguments_are_named(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()
