@@ -18,7 +18,8 @@ from skdp.utils.estimator_checks import skdp_checks
 from tests._estimators import NoisyMeanRegressor
 
 # Test configuration per estimator class: seeded, a large epsilon and public bounds,
-# so the checks exercise the API rather than the noise. A class missing here is
+# so the checks exercise the API rather than the noise. The default constructors
+# (DEFAULT_INSTANCES) run the same checks. A class missing here is
 # constructed with its defaults and random_state=0.
 CHECK_PARAMS = {
     # epsilon 10: noise of ~400 lattice steps, so two unseeded fits rarely round alike
@@ -41,10 +42,20 @@ EXTRA_INSTANCES = [
 ]
 
 
+# the user's first try: default constructors, only seeded (epsilon 1, nothing declared)
+DEFAULT_INSTANCES = [cls(random_state=0) for _, cls in all_estimators()] + [
+    DPDecisionTree(algorithm="diffgen", random_state=0),
+    DPKMeans(method="grid", random_state=0),
+    DPKMeans(method="hybrid", random_state=0),
+    PrivateSVM(mechanism="objective", random_state=0),
+    PrivateSVM(kernel="rbf", random_state=0),
+]
+
+
 def _instances():
     classes = [cls for _, cls in all_estimators()] + [NoisyMeanRegressor]
-    defaults = [cls(**{"random_state": 0, **CHECK_PARAMS.get(cls, {})}) for cls in classes]
-    return defaults + EXTRA_INSTANCES
+    configured = [cls(**{"random_state": 0, **CHECK_PARAMS.get(cls, {})}) for cls in classes]
+    return configured + EXTRA_INSTANCES + DEFAULT_INSTANCES
 
 
 def _expected_failed_checks(estimator):
