@@ -21,6 +21,7 @@ BENCHMARKS = [
     "optics_counts",
     "optics_scaling",
     "dask_scaling",
+    "defaults",
 ]
 
 

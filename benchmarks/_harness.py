@@ -18,6 +18,8 @@ from sklearn.metrics import accuracy_score, adjusted_rand_score, r2_score
 from skdp import privacy_spent
 
 KINDS = ("skdp", "non-private", "diffprivlib")
+# kinds whose estimators are not skdp's: their privacy spend is not measured
+FOREIGN_KINDS = ("non-private", "diffprivlib")
 COLUMNS = [
     "dataset", "task", "estimator", "kind", "epsilon", "repeat", "seed", "metric", "score",
     "fit_time_s", "epsilon_spent", "warnings", "error",
@@ -150,7 +152,7 @@ def run_job(job, task, factory, scorer):
         except Exception as error:
             message = f"{type(error).__name__}: {error}".splitlines()[0]
             return [{**base, "metric": "error", "score": np.nan, "error": message}]
-    spent = privacy_spent(estimator).epsilon if job.kind == "skdp" else np.nan
+    spent = privacy_spent(estimator).epsilon if job.kind not in FOREIGN_KINDS else np.nan
     messages = sorted({f"{w.category.__name__}: {w.message}"[:200] for w in caught})
     return [
         {

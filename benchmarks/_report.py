@@ -8,7 +8,8 @@ KIND_ORDER = {"skdp": 0, "diffprivlib": 1, "non-private": 2}
 
 
 def summarize(runs):
-    """Mean, std and count of every (dataset, task, metric, kind, estimator, epsilon)."""
+    """Mean, std, worst (min) and count of every (dataset, task, metric, kind, estimator,
+    epsilon)."""
     ok = runs[runs["metric"] != "error"]
     if ok.empty:
         return pd.DataFrame()
@@ -17,6 +18,7 @@ def summarize(runs):
     summary = grouped.agg(
         mean=("score", "mean"),
         std=("score", "std"),
+        worst=("score", "min"),
         runs=("score", "size"),
         fit_time_s=("fit_time_s", "mean"),
     ).reset_index()
@@ -61,9 +63,9 @@ def markdown_tables(summary, epsilons):
     return "\n".join(blocks)
 
 
-def ledger_check(runs):
-    """Rows where the measured privacy spend differs from the epsilon asked for."""
-    skdp = runs[(runs["kind"] == "skdp") & (runs["metric"] != "error")]
+def ledger_check(runs, kinds=("skdp",)):
+    """Rows of ``kinds`` where the measured privacy spend differs from the epsilon asked for."""
+    skdp = runs[runs["kind"].isin(kinds) & (runs["metric"] != "error")]
     gap = (skdp["epsilon_spent"] - skdp["epsilon"]).abs()
     return skdp[~(gap <= 1e-9 * skdp["epsilon"].abs().clip(lower=1.0))]
 
