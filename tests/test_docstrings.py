@@ -38,6 +38,7 @@ ALL_MODULES = [
     "skdp.linear_model",
     "skdp.mechanisms",
     "skdp.svm",
+    "skdp.tools",
     "skdp.tree",
 ]
 # modules whose public functions and classes (defined there) are public API
@@ -179,6 +180,7 @@ def test_the_public_api_is_found():
         "skdp.datasets.get_data_home",
         "skdp.mechanisms.laplace",
         "skdp.svm.SolverCertificateError",
+        "skdp.tools.quantile",
         "skdp.tree.DPDecisionTree",
         "skdp.utils.discovery.all_estimators",
         "skdp.utils.validation.check_sensitivity",

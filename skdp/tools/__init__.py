@@ -1,0 +1,10 @@
+"""Private statistics with numpy-like signatures.
+
+Thin functions over :mod:`skdp.utils` and :mod:`skdp.mechanisms`: each takes the
+data, an ``epsilon`` and public parameters, records its spend to the active ledgers
+and returns a release. Neighbouring relation: add/remove one element.
+"""
+
+from skdp.tools._quantile import quantile
+
+__all__ = ["quantile"]

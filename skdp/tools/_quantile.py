@@ -1,0 +1,289 @@
+"""``skdp.tools.quantile``: numpy-like private quantiles, one or several at once."""
+
+import itertools
+import math
+from fractions import Fraction
+from numbers import Integral, Real
+
+import numpy as np
+
+from skdp.mechanisms import check_random_state
+from skdp.mechanisms._joint import joint_exponential
+from skdp.utils._quantiles import _as_fraction, bounded_quantile, unbounded_quantile
+from skdp.utils.validation import check_epsilon, split_budget
+
+__all__ = ["quantile"]
+
+# the joint method's cost is O(m n_candidates**2)
+MAX_JOINT_CANDIDATES = 4097
+# the joint method puts every q on one denominator: their lcm, or this one if larger
+MAX_DENOMINATOR = 10_000
+METHODS = ("joint", "independent")
+
+
+def _check_values(a):
+    try:
+        values = np.asarray(a, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"a must be numeric, got {type(a).__name__}: {exc}") from exc
+    if values.ndim > 1:
+        raise ValueError(
+            f"a must be 1-d (one value per record), got shape {values.shape}; pass one "
+            "column at a time and split epsilon between the columns"
+        )
+    values = values.reshape(-1)
+    if not np.all(np.isfinite(values)):
+        raise ValueError(
+            "a holds NaN or infinite values; drop or impute them before taking a private quantile"
+        )
+    return values
+
+
+def _check_q(q):
+    try:
+        levels = np.asarray(q, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"q must be a float or an array of floats in (0, 1): {exc}") from exc
+    if levels.size == 0 or not np.all((levels > 0) & (levels < 1)):
+        raise ValueError(f"q must be a float or a non-empty array of floats in (0, 1), got {q!r}")
+    return levels
+
+
+def _check_bounds(bounds):
+    if bounds is None:
+        return None
+    try:
+        lower, upper = bounds
+        ok = isinstance(lower, Real) and isinstance(upper, Real)
+        ok = ok and math.isfinite(lower) and math.isfinite(upper) and lower < upper
+    except (TypeError, ValueError):
+        ok = False
+    if not ok:
+        raise ValueError(
+            f"bounds must be None or a public (lower, upper) pair of finite numbers with "
+            f"lower < upper, got {bounds!r}"
+        )
+    return float(lower), float(upper)
+
+
+def _check_n_candidates(n_candidates, method):
+    most = MAX_JOINT_CANDIDATES if method == "joint" else np.inf
+    if isinstance(n_candidates, bool) or not isinstance(n_candidates, Integral):
+        raise ValueError(f"n_candidates must be an int, got {n_candidates!r}")
+    if not 2 <= n_candidates <= most:
+        raise ValueError(
+            f"n_candidates must be at least 2 (at most {MAX_JOINT_CANDIDATES} for "
+            f"method='joint'), got {n_candidates!r}"
+        )
+    return int(n_candidates)
+
+
+def _independent(values, fractions, bounds, n_candidates, epsilon, rng):
+    """One private quantile per level, ``epsilon / m`` each, sorted (post-processing)."""
+    estimates = []
+    for level, share in zip(fractions, split_budget(epsilon, [1.0] * len(fractions)), strict=True):
+        if bounds is None:
+            estimate = unbounded_quantile(values, float(level), epsilon=share, random_state=rng)
+        else:
+            estimate = bounded_quantile(
+                values, float(level), bounds, epsilon=share, n_candidates=n_candidates,
+                random_state=rng,
+            )  # fmt: skip
+        estimates.append(estimate)
+    return sorted(estimates)  # non-decreasing in q, like numpy's
+
+
+def joint_sensitivity(gaps, denominator):
+    """The joint score's add/remove sensitivity, in units of ``1 / denominator`` values.
+
+    ``gaps`` are the numerators of ``w_j = q_j - q_{j-1}`` (``j = 1..m+1``). A value
+    added strictly between two outputs moves one block: ``2 (1 - min_j w_j)``. A value
+    added at an output's candidate widens the two blocks on either side and can only
+    lower their distances, by at most ``max(w, 1 - w)`` each: ``3 - 2 (w_k + w_{k+1})``
+    for ``w_k, w_{k+1} <= 1/2``, else ``2 - 2 min(w_k, w_{k+1})``.
+    """
+    gaps = [int(g) for g in gaps]
+    worst = 2 * (denominator - min(gaps))
+    for a, b in itertools.pairwise(gaps):
+        if 2 * max(a, b) <= denominator:
+            worst = max(worst, 3 * denominator - 2 * (a + b))
+        else:
+            worst = max(worst, 2 * denominator - 2 * min(a, b))
+    return worst
+
+
+def _common_denominator(fractions):
+    """``(V, numerators)``: the distinct levels as ``a / V``, ``0 < a < V``, increasing."""
+    denominator = min(math.lcm(*(f.denominator for f in fractions)), MAX_DENOMINATOR)
+    numerators = [min(max(round(f * denominator), 1), denominator - 1) for f in fractions]
+    return denominator, numerators
+
+
+def joint_inputs(values, numerators, denominator, candidates):
+    """The joint score's ingredients on ``candidates``, scaled to integers.
+
+    Returns ``(ranks, upper_ranks, targets, total, sensitivity)`` for
+    :func:`~skdp.mechanisms._joint.joint_exponential` (strict order): candidate ``c``
+    has the rank interval ``V [#{x < c}, #{x <= c}]``, gap ``j`` the target
+    ``(a_j - a_{j-1}) n`` (``a_0 = 0``, ``a_{m+1} = V``), the end ``V n``.
+    """
+    gaps = np.diff([0, *sorted(set(numerators)), denominator])
+    ordered = np.sort(values)
+    below = np.searchsorted(ordered, candidates, side="left")
+    at_or_below = np.searchsorted(ordered, candidates, side="right")
+    n = values.size
+    return (
+        denominator * below,
+        denominator * at_or_below,
+        n * gaps,
+        n * denominator,
+        joint_sensitivity(gaps, denominator),
+    )
+
+
+def _joint(values, fractions, bounds, n_candidates, epsilon, rng):
+    """JointExp on the public grid: one joint draw of the distinct levels."""
+    denominator, numerators = _common_denominator(fractions)
+    candidates = np.linspace(*bounds, n_candidates)
+    ranks, upper, targets, total, sensitivity = joint_inputs(
+        np.clip(values, *bounds), numerators, denominator, candidates
+    )
+    index = joint_exponential(
+        ranks, targets, total=total, sensitivity=sensitivity, epsilon=epsilon,
+        upper_ranks=upper, strict=True, random_state=rng,
+    )  # fmt: skip
+    found = dict(zip(sorted(set(numerators)), candidates[index], strict=True))
+    return [found[a] for a in numerators]
+
+
+def quantile(a, q, *, epsilon, bounds=None, method=None, n_candidates=1025, random_state=None):
+    """Private ``q``-th quantile(s) of ``a``, like :func:`numpy.quantile`.
+
+    Without ``bounds`` each quantile is Durfee's unbounded estimate
+    (:func:`skdp.utils._quantiles.unbounded_quantile`: two AboveThreshold scans of
+    the public geometric grid ``0, 2**-30 .. 2**62``, steps of a factor ``2**0.25``),
+    which needs no range and no sign. With public ``bounds = (lower, upper)`` the
+    values are clipped to the range and each quantile is an exponential mechanism over
+    1025 evenly spaced public candidates
+    (:func:`skdp.utils._quantiles.bounded_quantile`), or, for several ``q``, all of
+    them are drawn at once by JointExp (``method="joint"``, below).
+
+    Several ``q`` share ``epsilon``: ``"independent"`` gives each distinct level
+    ``epsilon / m`` and sorts the results (post-processing, so the output is
+    non-decreasing in ``q`` like numpy's); ``"joint"`` (JointExp: Gillenwater, Joseph
+    and Kulesza, ICML 2021, on the public candidates) spends all of ``epsilon`` on one
+    exponential mechanism over increasing candidate sequences ``o_1 < ... < o_m``,
+    drawn exactly (:func:`skdp.mechanisms._joint.joint_exponential`), with score
+    ``u(o) = -sum_{j=1..m+1} dist((q_j - q_{j-1}) n, [N_j, N_j + A_{j-1} + A_j])``:
+    ``N_j`` counts the values strictly between ``o_{j-1}`` and ``o_j`` (``o_0``,
+    ``o_{m+1}`` the two bounds, ``q_0 = 0``, ``q_{m+1} = 1``) and ``A_j`` those equal
+    to ``o_j``, which either neighbouring gap may count. This tie rule (our variant of
+    the paper's ``[o_{j-1}, o_j)`` counts) lets a quantile sit on a value many records
+    share, e.g. values clipped to a bound.
+
+    Privacy: ``epsilon``-DP under add/remove of one element of ``a`` (each element is
+    one record; for records holding several values, split ``epsilon`` yourself). The
+    scans and the single-quantile mechanism carry their own proofs. The joint score
+    moves by at most ``max(2 (1 - min_j w_j), max_j g(w_j, w_{j+1}))`` with
+    ``w_j = q_j - q_{j-1}``, ``g(a, b) = 3 - 2 (a + b)`` if ``a, b <= 1/2`` else
+    ``2 - 2 min(a, b)``: a value added between two outputs raises one ``N_j`` by 1 and
+    every target by ``w_j``, which moves the sum by at most ``2 (1 - w_j)``; a value
+    added at an output ``o_j`` widens the two intervals next to it, which can only
+    lower their distances, each by at most ``max(w, 1 - w)``, while the other gaps
+    move by at most ``w`` each (:func:`skdp.tools._quantile.joint_sensitivity`; the paper's bound
+    ``2 (1 - min_j w_j)`` holds for its ``[o_{j-1}, o_j)`` counts; both are checked by
+    enumeration in the tests). For evenly spaced levels this is 1.25 (``m = 2``) to
+    1.45 (``m >= 10``) times the paper's. The candidates and the grid are public; the
+    ledger records ``epsilon`` in total.
+
+    Error: in ranks, independent of ``n``, so the error as a fraction of ``n``
+    shrinks like ``1 / (n epsilon)``. A scan's rank error is ``O(ln(K) / epsilon)``
+    values for the ``K`` grid points it passes, plus one grid step (19%) in value; a
+    bounded quantile's is at most ``2 max(q, 1 - q) ln(1025 / beta) / epsilon`` values
+    with probability ``1 - beta``, plus ``(upper - lower) / 1024`` in value. With
+    ``m`` levels the independent errors grow like ``m``, the joint method's more
+    slowly: at ``n = 1000``, ``epsilon = 1``, bounds ``[-100, 100]`` and evenly spaced
+    levels, the values missed in total (mean of 50 draws on U(-5, 5) / N(0, 5) data)
+    are 9.6 / 8.1 (``m = 2``) and 93 / 83 (``m = 10``) jointly against 9.7 / 8.2 and
+    252 / 204 independently (the grid step alone costs about 5 values per level on
+    these data). The joint method is weak when
+    several levels fall inside one value held by many records (few distinct values,
+    or many values clipped to a bound): outputs must differ, so all but one of those
+    levels land beside it; prefer ``"independent"`` there. With ``n epsilon`` of a few
+    units or less the output is close to uniform on the candidates (bounded) or near
+    0 (unbounded).
+
+    Always returns finite values, for any finite ``a``, also with 0 or 1 elements:
+    there is no data-dependent failure.
+
+    Parameters
+    ----------
+    a : array-like of shape (n,)
+        Finite values, one per record.
+    q : float or array-like of float
+        Levels in ``(0, 1)``, rounded to the nearest fraction with denominator at most
+        1000 (and, for the joint method, put on one denominator of at most 10000).
+    epsilon : float
+        Privacy budget of the whole call (> 0).
+    bounds : None or (float, float), default=None
+        A public range ``lower < upper`` known to hold the values (values outside are
+        clipped to it), or None (no range needed).
+    method : {"joint", "independent"} or None, default=None
+        None: ``"joint"`` when ``bounds`` is given and ``q`` has more than one distinct
+        level, else ``"independent"``. ``"joint"`` needs ``bounds``.
+    n_candidates : int, default=1025
+        With ``bounds``: the number of evenly spaced public candidates (at least 2; at
+        most 4097 for the joint method, whose time grows like ``m n_candidates**2``).
+        More candidates cut the grid's rounding error and add a little to the
+        selection error (it grows like ``ln(n_candidates)``).
+    random_state : None, int or numpy.random.Generator, default=None
+        See :func:`skdp.mechanisms.check_random_state`; ``None`` for real releases.
+
+    Returns
+    -------
+    float or ndarray of float
+        A float for a scalar ``q``, else an array of the shape of ``q``.
+
+    Raises
+    ------
+    ValueError
+        For NaN or infinite values in ``a``, ``a`` with more than one dimension,
+        levels outside ``(0, 1)``, bad ``bounds`` or ``method``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdp.tools import quantile
+    >>> ages = np.random.default_rng(0).integers(17, 91, size=5000)
+    >>> float(np.median(ages))
+    54.0
+
+    Without bounds, the first point of the grid ``2**(k/4)`` that reaches the median:
+
+    >>> float(quantile(ages, 0.5, epsilon=0.5, random_state=0))
+    64.0
+
+    With public bounds, the quartiles jointly, on candidates ``0, 0.125, ..., 128``:
+
+    >>> quantile(ages, [0.25, 0.75], epsilon=0.5, bounds=(0, 128), random_state=0)
+    array([35., 73.])
+    """
+    values, levels = _check_values(a), _check_q(q)
+    epsilon, bounds = check_epsilon(epsilon), _check_bounds(bounds)
+    fractions = [Fraction(*_as_fraction(level)) for level in levels.reshape(-1)]
+    distinct = sorted(set(fractions))
+    if method is None:
+        method = "joint" if bounds is not None and len(distinct) > 1 else "independent"
+    if method not in METHODS:
+        raise ValueError(f"method must be None, 'joint' or 'independent', got {method!r}")
+    if method == "joint" and bounds is None:
+        raise ValueError("method='joint' needs public bounds=(lower, upper)")
+    n_candidates = _check_n_candidates(n_candidates, method)
+    rng = check_random_state(random_state)
+    if method == "joint":
+        estimates = _joint(values, distinct, bounds, n_candidates, epsilon, rng)
+    else:
+        estimates = _independent(values, distinct, bounds, n_candidates, epsilon, rng)
+    found = dict(zip(distinct, estimates, strict=True))
+    result = np.array([found[f] for f in fractions], dtype=float).reshape(levels.shape)
+    return float(result) if result.ndim == 0 else result
