@@ -26,14 +26,14 @@ MAX_CELLS = 2**18
 RECORDS_EPSILON_PER_CELL = 10.0
 
 
-def uniform_grid_shape(n_samples, epsilon, n_features, max_cells=MAX_CELLS):
+def uniform_grid_shape(n_samples, epsilon, n_features, max_cells=MAX_CELLS, min_cells=1):
     """Cells per dimension for Su et al.'s EUGkM grid.
 
     ``M = (N epsilon / 10)^(2d / (2 + d))`` cells in total (``sqrt(N epsilon / 10)``
-    per side in two dimensions, Qardaji et al.'s rule), capped at ``max_cells``;
-    the leading dimensions take the ceiling of the remaining ``M^(1/d')`` until the
-    product reaches ``M``, as in the authors' code (``N = 5000``, ``epsilon = 1``:
-    ``23 x 22``).
+    per side in two dimensions, Qardaji et al.'s rule), kept within
+    ``[min_cells, max_cells]``; the leading dimensions take the ceiling of the
+    remaining ``M^(1/d')`` until the product reaches ``M``, as in the authors' code
+    (``N = 5000``, ``epsilon = 1``: ``23 x 22``).
 
     Parameters
     ----------
@@ -43,6 +43,8 @@ def uniform_grid_shape(n_samples, epsilon, n_features, max_cells=MAX_CELLS):
         The histogram's budget.
     n_features : int
     max_cells : int, default=MAX_CELLS
+    min_cells : int, default=1
+        A public floor on ``M`` (it does not depend on ``N``).
 
     Returns
     -------
@@ -52,12 +54,12 @@ def uniform_grid_shape(n_samples, epsilon, n_features, max_cells=MAX_CELLS):
     Examples
     --------
     >>> from skdp.cluster._grid import uniform_grid_shape
-    >>> uniform_grid_shape(5000, 1.0, 2)
-    (23, 22)
+    >>> uniform_grid_shape(5000, 1.0, 2), uniform_grid_shape(1, 1.0, 2, min_cells=64)
+    ((23, 22), (8, 8))
     """
     d = n_features
     per_side_squared = max(n_samples * epsilon / RECORDS_EPSILON_PER_CELL, 1.0)
-    remaining = min(per_side_squared ** (2 * d / (2 + d)), max_cells)
+    remaining = min(max(per_side_squared ** (2 * d / (2 + d)), min_cells), max_cells)
     shape = []
     for i in range(d):
         cells = max(1, math.ceil(remaining ** (1 / (d - i)) - 1e-9))

@@ -1,6 +1,5 @@
 """DPKMeans: k-means with a privacy guarantee (Su et al.'s DPLloyd, EUGkM and hybrid)."""
 
-import warnings
 from numbers import Integral
 
 import numpy as np
@@ -11,33 +10,21 @@ from sklearn.base import (
     TransformerMixin,
     _fit_context,
 )
-from sklearn.cluster import KMeans
-from sklearn.exceptions import ConvergenceWarning
-from sklearn.metrics import pairwise_distances_argmin_min
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from skdp.accounting import PrivacyLedger
 from skdp.base import DifferentialPrivacyMixin
-from skdp.cluster._grid import (
-    cell_centres,
-    noisy_histogram,
-    norm_sub,
-    uniform_grid_shape,
-)
+from skdp.cluster._eugkm import grid_centres
+from skdp.cluster._grid import uniform_grid_shape
 from skdp.cluster._kmeans_blocks import (
     Nearest,
     Partition,
     clip_and_centre,
     dask_sample_weight,
 )
-from skdp.cluster._lloyd import noisy_lloyd_step, sphere_packing, su_iterations
-from skdp.cluster._preamble import (
-    budget_split,
-    declared_bounds,
-    noisy_record_count,
-    public_box,
-)
+from skdp.cluster._lloyd import initial_centres, noisy_lloyd_step, su_iterations
+from skdp.cluster._preamble import declared_bounds, fit_preamble
 from skdp.mechanisms import check_random_state
 from skdp.utils._stats import (
     as_dask_array,
@@ -60,8 +47,6 @@ __all__ = ["DPKMeans"]
 HYBRID_GRID_SHARE = 0.5
 # method="hybrid", max_iter=None: Lloyd iterations after the grid
 HYBRID_ITERATIONS = 1
-# k-means++ restarts of the weighted k-means on the noisy grid (post-processing)
-GRID_RESTARTS = 5
 
 
 class DPKMeans(
@@ -91,14 +76,19 @@ class DPKMeans(
     bounds : None, tuple, dict or (lower, upper) arrays, default=None
         Public box holding the data (see :func:`skdp.utils.validation.resolve_bounds`);
         values outside are clipped with a :class:`~skdp.exceptions.ClippingWarning`.
-        None spends ``0.1 epsilon`` estimating it
-        (:func:`skdp.utils._bounds.estimate_bounds`), which gives powers of two.
+        None estimates it privately (:func:`skdp.utils._bounds.estimate_public_inputs`:
+        98% quantiles on a public grid of powers of ``2**0.25``) with a share of
+        epsilon between 10% and 50% that follows the noisy number of records, or,
+        when that is too small to learn anything, the public fallback
+        ``[-100, 100]`` with a warning (see Notes). On small data (``n epsilon`` of a
+        few hundred) the estimate is coarse: declare bounds when you know them.
     method : {"lloyd", "grid", "hybrid"}, default="lloyd"
     max_iter : int or None, default=None
         Number of DP Lloyd iterations. None uses Su et al.'s rule
-        ``T = max(2, min(floor(epsilon / epsilon_m), 7))`` with a noisy number of
-        records for ``"lloyd"``, and one iteration after the grid for ``"hybrid"``.
-        Unused by ``"grid"``.
+        ``T = max(2, min(floor(epsilon / epsilon_m), 7))`` with ``N`` the noisy
+        number of records' lower bound ``n_low = max(1, n~ - 3 / epsilon_n)`` for
+        ``"lloyd"``, and one iteration after the grid for ``"hybrid"``. Unused by
+        ``"grid"``.
     init : "sphere_packing" or array-like of shape (n_clusters, n_features), \
             default="sphere_packing"
         Initial centres: Su et al.'s data-independent sphere packing in the public
@@ -125,13 +115,18 @@ class DPKMeans(
         the noisy histogram (post-processing; 1 when no more cells than clusters have
         weight and the cells themselves are the centres).
     n_samples_estimate_ : int or None
-        The noisy number of records used by the rules (None when not needed).
+        The noisy number of records ``n~`` (None when neither the bounds nor a rule
+        needed it); the rules read its lower bound ``max(1, n~ - 3 / epsilon_n)``.
     grid_shape_ : tuple of int or None
         Cells per dimension of the noisy histogram (``"grid"``, ``"hybrid"``).
     bounds_ : tuple of ndarray
         The public or privately estimated ``(lower, upper)``.
+    bounds_tier_ : int or None
+        How ``bounds=None`` was resolved: 1 (per-feature quantiles), 2 (one box for
+        all features), 3 (the public fallback, nothing spent); None for declared
+        bounds.
     epsilon_split_ : dict
-        ``{"bounds", "n_samples", "grid", "lloyd"}``; 0 for a part not used.
+        ``{"n_samples", "bounds", "grid", "lloyd"}``; 0 for a part not used.
     privacy_spent_ : PrivacyBudget
     n_features_in_ : int
     feature_names_in_ : ndarray of str
@@ -149,10 +144,19 @@ class DPKMeans(
     (:func:`~skdp.mechanisms.laplace`), ``c = (4 d 0.225^2)^(1/3)`` (Su et al.), and
     the ``T`` iterations share ``epsilon["lloyd"]`` equally: sequential composition.
     Clusters are a partition fixed by the public centres of the previous iteration.
-    The grid histogram has sensitivity 1 (:mod:`skdp.cluster._grid`). The number of
-    records, when ``max_iter=None`` or a grid needs it, costs
-    ``N_SAMPLES_SHARE = 0.05`` of epsilon (discrete Laplace, sensitivity 1). The
-    ledger measures the total, which equals ``epsilon``.
+    The grid histogram has sensitivity 1 (:mod:`skdp.cluster._grid`).
+
+    **Budget split**: first what the user did not declare
+    (:func:`skdp.utils._bounds.estimate_public_inputs`): one noisy number of records
+    ``n~`` (5% of epsilon, discrete Laplace, sensitivity 1) when ``bounds=None``,
+    ``max_iter=None`` or a grid needs it (one count serves all of them), then, for
+    ``bounds=None``, the bounds: 10% to 50% of epsilon by tier, a function of
+    ``n~``, ``epsilon`` and ``d`` only (AboveThreshold scans of one value per
+    record). The rest goes to the grid and the Lloyd steps (half each for
+    ``"hybrid"``). ``epsilon_split_`` records every part and the ledger measures the
+    total, which equals ``epsilon``. Capacity rules (iterations, grid cells) read
+    ``n_low = max(1, n~ - 3 / epsilon_n)``, a one-sided 95% lower bound, so that
+    noise never buys capacity.
 
     **Differences from Su et al. and diffprivlib**: public bounds or a private
     estimate (the authors' code uses the data's min/max); a noisy ``N`` (theirs and
@@ -173,6 +177,12 @@ class DPKMeans(
     on blobs with ``n = 1000``). Distances use the Euclidean geometry of ``X`` (as
     scikit-learn's ``KMeans``); the scaling only calibrates the noise. There is no
     ``inertia_``: it would be computed on the raw data.
+
+    **Small or degenerate data**: any finite ``X`` with at least one row fits (one
+    row, a constant column): the box is never empty, clusters whose noisy count is
+    below one keep their initial centre, and the centres stay in the box. NaN and
+    infinite values are refused by name (impute or drop them first), as are zero
+    rows.
 
     **Dask**: ``fit``, ``predict``, ``transform`` and ``score`` take dask arrays and
     DataFrames without loading them. The records are read only through exact
@@ -229,29 +239,10 @@ class DPKMeans(
         self.init = init
         self.random_state = random_state
 
-    def _budget_shares(self, bounds_given):
-        """The epsilon of the bounds, the record count, the grid and the Lloyd steps."""
+    def _parts(self):
+        """Relative shares of the grid and the Lloyd steps in what the preamble left."""
         grid = {"lloyd": 0.0, "grid": 1.0, "hybrid": HYBRID_GRID_SHARE}[self.method]
-        return budget_split(
-            self.epsilon,
-            bounds_given=bounds_given,
-            needs_n_samples=self.method != "lloyd" or self.max_iter is None,
-            parts={"grid": grid, "lloyd": 1.0 - grid},
-        )
-
-    def _initial_centres(self, n_features, lower, upper, rng):
-        """Public initial centres in the scaled box ``[-1, 1]^d``."""
-        if isinstance(self.init, str):
-            return sphere_packing(self.n_clusters, n_features, rng)
-        init = np.asarray(self.init, dtype=float)
-        if init.shape != (self.n_clusters, n_features):
-            raise ValueError(
-                f"init must have shape (n_clusters, n_features) = "
-                f"({self.n_clusters}, {n_features}), got {init.shape}"
-            )
-        if not np.all(np.isfinite(init)):
-            raise ValueError("init must be finite (no nan or inf)")
-        return (init - (lower + upper) / 2) / ((upper - lower) / 2)
+        return {"grid": grid, "lloyd": 1.0 - grid}
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
@@ -279,31 +270,29 @@ class DPKMeans(
             X = validate_data(self, X, dtype=np.float64)
         rng = check_random_state(self.random_state)
         d = X.shape[1]
-        resolved = declared_bounds(self, d)
         if dask_input:
-            require_public(resolved, "bounds", self)
-        split = self._budget_shares(resolved is not None)
+            require_public(declared_bounds(self, d), "bounds", self)
+        need_count = self.method != "lloyd" or self.max_iter is None
         with PrivacyLedger() as ledger:
-            lower, upper = public_box(X, resolved, split["bounds"], rng)
+            pre = fit_preamble(self, X, need_count=need_count, parts=self._parts(), rng=rng)
+            split, n_low = pre.split, pre.n_low
+            lower, upper = pre.bounds
             half = (upper - lower) / 2
             centred, n_clipped = clip_and_centre(X, lower, upper)
             warn_clipped(n_clipped, count_rows(X) * d, stacklevel=4)
-            n = count_rows(X) if split["n_samples"] else 0
-            n_estimate = noisy_record_count(n, split["n_samples"], rng)
-            centres = self._initial_centres(d, lower, upper, rng)
+            centres = initial_centres(self.init, self.n_clusters, lower, upper, rng)
             self.grid_shape_, self.n_iter_ = None, 1
             if split["grid"]:
-                centres, counts = self._grid_centres(
-                    centred, half, n_estimate, split["grid"], centres, rng
+                self.grid_shape_ = uniform_grid_shape(n_low, split["grid"], d)
+                centres, counts, self.n_iter_ = grid_centres(
+                    centred, half, self.grid_shape_, centres, epsilon=split["grid"], rng=rng
                 )
             if split["lloyd"]:
-                centres, counts = self._lloyd(
-                    centred, half, n_estimate, split["lloyd"], centres, rng
-                )
-        self.bounds_ = (lower, upper)
+                centres, counts = self._lloyd(centred, half, n_low, split["lloyd"], centres, rng)
+        self.bounds_, self.bounds_tier_ = (lower, upper), pre.bounds_tier
         self.cluster_centers_ = (lower + upper) / 2 + centres * half
         self.cluster_counts_ = counts
-        self.n_samples_estimate_ = n_estimate
+        self.n_samples_estimate_ = pre.n_samples
         self.epsilon_split_ = split
         self.privacy_spent_ = ledger.total
         self.labels_ = map_rows(Nearest(self.cluster_centers_).labels, X, dtype=np.int64)
@@ -324,33 +313,6 @@ class DPKMeans(
             )
         self.n_iter_ = n_iter
         return centres, noisy_counts
-
-    def _grid_centres(self, centred, half, n_estimate, epsilon, init, rng):
-        """EUGkM: noisy grid histogram, then weighted k-means on its cells."""
-        d, k = centred.shape[1], self.n_clusters
-        self.grid_shape_ = uniform_grid_shape(n_estimate, epsilon, d)
-        counts = sum_blocks(Partition(half, grid_shape=self.grid_shape_).cell_counts, centred)
-        noisy = noisy_histogram(counts, epsilon=epsilon, rng=rng)
-        # everything below is post-processing of the noisy histogram
-        weights = norm_sub(noisy)
-        cells = np.flatnonzero(weights)
-        points, weights = cell_centres(self.grid_shape_, cells) * half, weights[cells]
-        if cells.size <= k:
-            centres = np.vstack([points, init[cells.size :] * half])
-        else:
-            seed = int(rng.integers(2**31 - 1))
-            fits = [
-                KMeans(k, init=init * half, n_init=1),
-                KMeans(k, n_init=GRID_RESTARTS, random_state=seed),
-            ]
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", ConvergenceWarning)  # duplicate cells
-                fits = [f.fit(points, sample_weight=weights) for f in fits]
-            best = min(fits, key=lambda f: f.inertia_)
-            centres, self.n_iter_ = best.cluster_centers_, best.n_iter_
-        labels = pairwise_distances_argmin_min(points, centres)[0] if cells.size else cells
-        sizes = np.rint(np.bincount(labels, weights=weights, minlength=k)).astype(np.int64)
-        return np.clip(centres / half, -1.0, 1.0), sizes
 
     def _check_X(self, X):
         """Validate new rows: a dask collection lazily, anything else with ``validate_data``."""

@@ -21,6 +21,7 @@ __all__ = [
     "box_posterior_mean",
     "cluster_sums",
     "count_share",
+    "initial_centres",
     "noisy_lloyd_step",
     "sphere_packing",
     "su_iterations",
@@ -106,6 +107,33 @@ def sphere_packing(n_clusters, n_features, rng):
         if len(centres) == n_clusters:
             return np.array(centres)
         radius /= 2
+
+
+def initial_centres(init, n_clusters, lower, upper, rng):
+    """Public initial centres in the scaled box ``[-1, 1]^d``.
+
+    ``init="sphere_packing"`` draws :func:`sphere_packing` from ``rng``; an array holds
+    public centres in the units of ``X``, scaled with the box. Never read from records.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdp.cluster._lloyd import initial_centres
+    >>> initial_centres([[0.0, 5.0]], 1, np.zeros(2), np.full(2, 10.0), None)
+    array([[-1.,  0.]])
+    """
+    d = len(lower)
+    if isinstance(init, str):
+        return sphere_packing(n_clusters, d, rng)
+    init = np.asarray(init, dtype=float)
+    if init.shape != (n_clusters, d):
+        raise ValueError(
+            f"init must have shape (n_clusters, n_features) = ({n_clusters}, {d}), "
+            f"got {init.shape}"
+        )
+    if not np.all(np.isfinite(init)):
+        raise ValueError("init must be finite (no nan or inf)")
+    return (init - (lower + upper) / 2) / ((upper - lower) / 2)
 
 
 def cluster_sums(values, centres, *, chunk_rows=2**15):

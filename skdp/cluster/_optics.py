@@ -11,14 +11,10 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from skdp.accounting import PrivacyLedger, parallel_composition
 from skdp.base import DifferentialPrivacyMixin
-from skdp.cluster._grid import cell_centres, cell_index, noisy_histogram, norm_sub
+from skdp.cluster._grid import cell_centres, noisy_histogram, norm_sub
 from skdp.cluster._grid import uniform_grid_shape as grid_rule
-from skdp.cluster._preamble import (
-    budget_split,
-    declared_bounds,
-    noisy_record_count,
-    public_box,
-)
+from skdp.cluster._optics_grid import GridMap, distance_grid, given_grid, xi_labels
+from skdp.cluster._preamble import declared_bounds, fit_preamble
 from skdp.cluster._weighted_optics import weighted_optics
 from skdp.mechanisms import check_random_state, geometric
 from skdp.utils._stats import (
@@ -36,6 +32,8 @@ __all__ = ["DPOPTICS"]
 
 # the grid rule's cap on cells: OPTICS over the occupied cells costs O(cells^2)
 MAX_OPTICS_CELLS = 2**14
+# the grid rule's public floor: room for a few clusters of 2**d cells in low dimension
+MIN_OPTICS_CELLS = 64
 
 
 class DPOPTICS(DifferentialPrivacyMixin, ClusterMixin, BaseEstimator):
@@ -52,8 +50,12 @@ class DPOPTICS(DifferentialPrivacyMixin, ClusterMixin, BaseEstimator):
         Privacy budget of the whole fit (> 0).
     bounds : None, tuple, dict or (lower, upper) arrays, default=None
         Public box holding the data; values outside are clipped with a
-        :class:`~skdp.exceptions.ClippingWarning`. None spends ``0.1 epsilon``
-        estimating it.
+        :class:`~skdp.exceptions.ClippingWarning`. None estimates it privately
+        (:func:`skdp.utils._bounds.estimate_public_inputs`: 98% quantiles on a public
+        grid) with 10% to 50% of epsilon as the noisy number of records dictates, or
+        uses the public fallback ``[-100, 100]`` with a warning when that number is
+        too small (see Notes). On small data the estimate is coarse: declare bounds
+        when you know them.
     min_samples : int, default=5
         Records (noisy weight) within the core distance of a core cell, the cell itself
         included; also the ``min_samples`` of the ``xi`` extraction, there in cells.
@@ -79,11 +81,14 @@ class DPOPTICS(DifferentialPrivacyMixin, ClusterMixin, BaseEstimator):
         Cells per dimension. None: cells of diagonal at most ``eps`` (dbscan) or a
         finite ``max_eps``, so that the grid resolves the distance the clustering
         uses; otherwise the uniform-grid rule ``m = (N epsilon_h / 10)^(2 / (2 + d))``
-        per side (Qardaji et al.; Su et al.) with a noisy ``N``. At most
-        ``MAX_OPTICS_CELLS = 2**14`` cells (coarser when the cap binds).
+        per side (Qardaji et al.; Su et al.) with ``N`` the noisy number of records'
+        lower bound ``max(1, n~ - 3 / epsilon_n)``, and at least
+        ``MIN_OPTICS_CELLS = 64`` cells in all (a public floor: room for a few
+        clusters of ``2**d`` cells on small data, where the rule alone gives one
+        cell). At most ``MAX_OPTICS_CELLS = 2**14`` cells (coarser when the cap binds).
     count_share : float in [0, 1), default=0.2
-        Share of the budget (after bounds and ``N``) for the per-cluster counts; 0
-        releases none.
+        Share of the budget (after the bounds and ``n~``) for the per-cluster counts;
+        0 releases none.
     sparse_budget_ratio : float in (0, 1], default=1.0
         The seed paper's heteroscedastic noise: clusters with less noisy mass than the
         median cluster get ``ratio`` times the counts' epsilon (``1/20`` in the paper).
@@ -115,9 +120,15 @@ class DPOPTICS(DifferentialPrivacyMixin, ClusterMixin, BaseEstimator):
         Noisy number of records outside every cluster.
     grid_shape_ : tuple of int
     n_samples_estimate_ : int or None
+        The noisy number of records ``n~`` (None when neither the bounds nor the
+        grid rule needed it).
     bounds_ : tuple of ndarray
+        The public or privately estimated ``(lower, upper)``.
+    bounds_tier_ : int or None
+        How ``bounds=None`` was resolved: 1 (per-feature quantiles), 2 (one box for
+        all features), 3 (the public fallback); None for declared bounds.
     epsilon_split_ : dict
-        ``{"bounds", "n_samples", "histogram", "counts"}``.
+        ``{"n_samples", "bounds", "histogram", "counts"}``.
     privacy_spent_ : PrivacyBudget
 
     Notes
@@ -129,6 +140,19 @@ class DPOPTICS(DifferentialPrivacyMixin, ClusterMixin, BaseEstimator):
     that the noisy histogram fixed (the ledger records the maximum). The noise group's
     count always gets the full count budget, so the spend does not depend on the
     data. The grid depends only on the bounds, ``grid_size`` and the noisy ``N``.
+
+    **Budget split**: first what the user did not declare
+    (:func:`skdp.utils._bounds.estimate_public_inputs`): one noisy number of records
+    ``n~`` (5% of epsilon, discrete Laplace, sensitivity 1) when ``bounds=None`` or
+    the grid rule needs it (one count serves both), then, for ``bounds=None``, 10%
+    to 50% of epsilon on the bounds, by tier (a function of ``n~``, ``epsilon`` and
+    ``d``; AboveThreshold scans of one value per record). The rest is split
+    ``1 - count_share : count_share`` between the histogram and the per-cluster
+    counts. The ledger measures the total, which equals ``epsilon``.
+
+    **Small or degenerate data**: any finite ``X`` with at least one row fits (one
+    row, a constant column); with too little signal every cell is noise and every
+    label is -1. NaN and infinite values are refused by name, as are zero rows.
 
     **Differences from the seed paper (DP-OPTICS)**: it orders and clusters the raw
     points and noises neighbourhood counts whose sensitivity is not bounded; here OPTICS
@@ -195,14 +219,6 @@ class DPOPTICS(DifferentialPrivacyMixin, ClusterMixin, BaseEstimator):
         self.sparse_budget_ratio = sparse_budget_ratio
         self.random_state = random_state
 
-    def _budget(self, bounds_given):
-        return budget_split(
-            self.epsilon,
-            bounds_given=bounds_given,
-            needs_n_samples=self._needs_n_samples(),
-            parts={"histogram": 1.0 - self.count_share, "counts": self.count_share},
-        )
-
     def _grid_radius(self):
         """The distance the grid must resolve: ``eps`` (dbscan) or a finite ``max_eps``."""
         if self.cluster_method == "dbscan" and self.eps is not None:
@@ -215,23 +231,16 @@ class DPOPTICS(DifferentialPrivacyMixin, ClusterMixin, BaseEstimator):
     def _public_grid(self, n_features, n_estimate, epsilon):
         radius = self._grid_radius()
         if self.grid_size is None and radius is not None:
-            lower, upper = self.bounds_
-            sides = np.ceil((upper - lower) * math.sqrt(n_features) / radius)
-            while np.prod(sides) > MAX_OPTICS_CELLS:
-                shrink = (MAX_OPTICS_CELLS / np.prod(sides)) ** (1 / n_features)
-                sides = np.maximum(1.0, np.floor(sides * min(shrink, 0.999)))
-            return tuple(int(m) for m in sides)
+            return distance_grid(*self.bounds_, radius, MAX_OPTICS_CELLS)
         if self.grid_size is None:
-            return grid_rule(n_estimate, epsilon, n_features, max_cells=MAX_OPTICS_CELLS)
-        sizes = np.atleast_1d(np.asarray(self.grid_size))
-        if sizes.ndim == 1 and sizes.size == 1:
-            sizes = np.repeat(sizes, n_features) if np.isscalar(self.grid_size) else sizes
-        if sizes.shape != (n_features,) or sizes.dtype.kind not in "iu" or np.any(sizes < 1):
-            raise ValueError(
-                f"grid_size must be a positive int or {n_features} positive ints, "
-                f"got {self.grid_size!r}"
+            return grid_rule(
+                n_estimate,
+                epsilon,
+                n_features,
+                max_cells=MAX_OPTICS_CELLS,
+                min_cells=MIN_OPTICS_CELLS,
             )
-        return tuple(int(s) for s in sizes)
+        return given_grid(self.grid_size, n_features)
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
@@ -256,22 +265,21 @@ class DPOPTICS(DifferentialPrivacyMixin, ClusterMixin, BaseEstimator):
             X = validate_data(self, X, dtype=np.float64)
         rng = check_random_state(self.random_state)
         d = X.shape[1]
-        resolved = declared_bounds(self, d)
         if dask_input:
-            require_public(resolved, "bounds", self)
-        split = self._budget(resolved is not None)
+            require_public(declared_bounds(self, d), "bounds", self)
+        parts = {"histogram": 1.0 - self.count_share, "counts": self.count_share}
         with PrivacyLedger() as ledger:
-            self.bounds_ = public_box(X, resolved, split["bounds"], rng)
-            n = count_rows(X) if split["n_samples"] else 0
-            n_estimate = noisy_record_count(n, split["n_samples"], rng)
-            self.grid_shape_ = self._public_grid(d, n_estimate, split["histogram"])
+            pre = fit_preamble(self, X, need_count=self._needs_n_samples(), parts=parts, rng=rng)
+            split = pre.split
+            self.bounds_, self.bounds_tier_ = pre.bounds, pre.bounds_tier
+            self.grid_shape_ = self._public_grid(d, pre.n_low, split["histogram"])
             counts, n_clipped = sum_blocks(self._grid_map().counts, X)
             warn_clipped(n_clipped, count_rows(X) * d, stacklevel=4)
             histogram = noisy_histogram(counts, epsilon=split["histogram"], rng=rng)
             self.cluster_from_histogram(histogram)
             self._release_counts(X, split["counts"], rng)
-        self.labels_ = self.predict(X)
-        self.n_samples_estimate_ = n_estimate
+        self.labels_ = map_rows(self._grid_map().labels, X, dtype=np.intp)
+        self.n_samples_estimate_ = pre.n_samples
         self.epsilon_split_ = split
         self.privacy_spent_ = ledger.total
         return self
@@ -279,7 +287,7 @@ class DPOPTICS(DifferentialPrivacyMixin, ClusterMixin, BaseEstimator):
     def _grid_map(self):
         """Rows to cells and clusters, as a small object that dask can ship to workers."""
         lower, upper = self.bounds_
-        return _GridMap(lower, upper, self.grid_shape_, getattr(self, "_grid_labels", None))
+        return GridMap(lower, upper, self.grid_shape_, getattr(self, "_grid_labels", None))
 
     def cluster_from_histogram(self, histogram):
         """The post-processing: OPTICS and cluster extraction on a noisy histogram.
@@ -350,7 +358,7 @@ class DPOPTICS(DifferentialPrivacyMixin, ClusterMixin, BaseEstimator):
         self.cluster_hierarchy_ = hierarchy[
             mass[hierarchy[:, 1] + 1] - mass[hierarchy[:, 0]] >= size
         ]
-        return _xi_labels(self.ordering_, self.cluster_hierarchy_)
+        return xi_labels(self.ordering_, self.cluster_hierarchy_)
 
     def _release_counts(self, X, epsilon, rng):
         """Noisy records per cluster and in the noise group, by parallel composition."""
@@ -391,43 +399,3 @@ class DPOPTICS(DifferentialPrivacyMixin, ClusterMixin, BaseEstimator):
         else:
             X = validate_data(self, X, reset=False, dtype=np.float64)
         return map_rows(self._grid_map().labels, X, dtype=np.intp)
-
-
-class _GridMap:
-    """The public grid on the box, and the cluster of every cell once there is one."""
-
-    def __init__(self, lower, upper, shape, grid_labels=None):
-        self.lower, self.upper, self.shape = lower, upper, shape
-        self.grid_labels = grid_labels
-
-    def cells(self, block):
-        """The grid cell of every row (rows outside the box: the nearest face's cell)."""
-        half = (self.upper - self.lower) / 2
-        return cell_index(np.clip((block - self.lower - half) / half, -1.0, 1.0), self.shape)
-
-    def counts(self, block):
-        """Exact records per cell, and the number of values outside the box."""
-        n_clipped = int(np.count_nonzero((block < self.lower) | (block > self.upper)))
-        return np.bincount(self.cells(block), minlength=math.prod(self.shape)), n_clipped
-
-    def labels(self, block):
-        """The cluster of every row's cell (-1: noise)."""
-        return self.grid_labels[self.cells(block)]
-
-    def group_counts(self, block):
-        """Exact records per cluster, the noise group last."""
-        n_clusters = int(self.grid_labels.max(initial=-1)) + 1
-        labels = self.labels(block)
-        return np.bincount(np.where(labels < 0, n_clusters, labels), minlength=n_clusters + 1)
-
-
-def _xi_labels(ordering, clusters):
-    """Labels from xi clusters listed inner first, as scikit-learn's OPTICS assigns them:
-    a cluster takes its cells unless a cluster inside it already has."""
-    labels = np.full(ordering.size, -1, dtype=np.intp)
-    for start, end in clusters:
-        if np.all(labels[start : end + 1] == -1):
-            labels[start : end + 1] = labels.max() + 1
-    out = np.empty_like(labels)
-    out[ordering] = labels
-    return out

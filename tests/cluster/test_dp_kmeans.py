@@ -75,20 +75,31 @@ def test_ledger_spends_exactly_epsilon_split_c_to_d_per_lloyd_iteration(
         3, epsilon=epsilon, bounds=bounds, method=method, max_iter=max_iter, random_state=0
     )
     with warnings.catch_warnings():
-        warnings.simplefilter("error", ClippingWarning)
+        # private bounds are 98% quantiles: they may clip a few values
+        warnings.simplefilter("error" if bounds else "ignore", ClippingWarning)
         with PrivacyLedger() as ledger:
             model.fit(X)
     assert math.isclose(ledger.total.epsilon, epsilon, rel_tol=1e-12)
     assert model.privacy_spent_ == ledger.total
     split = model.epsilon_split_
+    assert set(split) == {"n_samples", "bounds", "grid", "lloyd"}
     assert math.isclose(math.fsum(split.values()), epsilon, rel_tol=1e-12)
-    assert math.isclose(split["bounds"], 0.1 * epsilon if bounds is None else 0.0)
-    entries = ledger.entries
+    # the preamble: one noisy count (5%) and the tiered bounds share, both recorded
+    preamble = [e for e in ledger.entries if e.mechanism == "above_threshold"]
+    if bounds is None:
+        assert split["n_samples"] == pytest.approx(0.05 * epsilon)
+        assert 0.1 * epsilon <= split["bounds"] <= 0.5 * epsilon + 1e-12
+        assert math.isclose(math.fsum(e.epsilon for e in preamble), split["bounds"])
+        assert model.bounds_tier_ in (1, 2)
+    else:
+        assert split["bounds"] == 0 and not preamble and model.bounds_tier_ is None
+    entries = [e for e in ledger.entries if e.mechanism != "above_threshold"]
+    if split["n_samples"]:  # exactly one count, released first
+        assert (entries[0].mechanism, entries[0].epsilon) == ("geometric", split["n_samples"])
+        entries = entries[1:]
     if method == "grid":
         assert split["lloyd"] == 0
-        assert len(entries) == sum(split[p] > 0 for p in ("bounds", "n_samples", "grid"))
-        assert [e.mechanism for e in entries].count("laplace") == 0
-        assert (entries[-1].mechanism, entries[-1].epsilon) == ("geometric", split["grid"])
+        assert [(e.mechanism, e.epsilon) for e in entries] == [("geometric", split["grid"])]
         return
     if method == "lloyd":
         assert split["grid"] == 0
@@ -98,10 +109,11 @@ def test_ledger_spends_exactly_epsilon_split_c_to_d_per_lloyd_iteration(
     elif method == "hybrid":
         assert n_iter == 1
     else:
-        rule = lloyd.su_iterations(split["lloyd"], model.n_samples_estimate_, 3, d)
+        n_low = max(1.0, model.n_samples_estimate_ - 3 / split["n_samples"])
+        rule = lloyd.su_iterations(split["lloyd"], n_low, 3, d)
         assert n_iter == rule and lloyd.MIN_ITERATIONS <= n_iter <= lloyd.MAX_ITERATIONS
     steps = entries[-2 * n_iter :]
-    assert len(entries) - len(steps) == sum(split[p] > 0 for p in ("bounds", "n_samples", "grid"))
+    assert len(entries) - len(steps) == (split["grid"] > 0)
     c = lloyd.count_share(d)
     for counts, sums in zip(steps[::2], steps[1::2], strict=True):
         assert (counts.mechanism, sums.mechanism) == ("geometric", "laplace")
@@ -522,9 +534,9 @@ def test_grid_shape_and_iterations_per_method(method):
     else:
         shape = model.grid_shape_
         assert len(shape) == 3 and all(isinstance(s, int) and s >= 1 for s in shape)
-        assert shape == grid.uniform_grid_shape(
-            model.n_samples_estimate_, model.epsilon_split_["grid"], 3
-        )
+        # capacity follows the count's lower bound n~ - 3 / epsilon_n, not n~ itself
+        n_low = max(1.0, model.n_samples_estimate_ - 3 / model.epsilon_split_["n_samples"])
+        assert shape == grid.uniform_grid_shape(n_low, model.epsilon_split_["grid"], 3)
     if method == "hybrid":
         assert model.n_iter_ == 1
     assert model.cluster_centers_.shape == (3, 3) and model.cluster_counts_.shape == (3,)

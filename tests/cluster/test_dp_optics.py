@@ -142,9 +142,16 @@ def test_ledger_spends_exactly_epsilon(bounds, grid_size, count_share, ratio, cl
     split = model.epsilon_split_
     assert set(split) == {"bounds", "n_samples", "histogram", "counts"}
     assert math.isclose(math.fsum(split.values()), epsilon, rel_tol=1e-12)
-    assert math.isclose(split["bounds"], 0.1 * epsilon if bounds is None else 0.0)
-    # the grid rule needs N; dbscan with eps sizes the cells from eps instead
-    needs_n = grid_size is None and cluster_method == "xi"
+    scans = [e for e in ledger.entries if e.mechanism == "above_threshold"]
+    assert math.isclose(math.fsum(e.epsilon for e in scans), split["bounds"], abs_tol=1e-15)
+    if bounds is None:  # the tiered share of skdp.utils._bounds
+        assert 0.1 * epsilon <= split["bounds"] <= 0.5 * epsilon + 1e-12
+        assert model.bounds_tier_ in (1, 2)
+    else:
+        assert split["bounds"] == 0 and model.bounds_tier_ is None
+    # the grid rule needs N; dbscan with eps sizes the cells from eps instead; private
+    # bounds release the count anyway, and one count serves both
+    needs_n = (grid_size is None and cluster_method == "xi") or bounds is None
     assert math.isclose(split["n_samples"], 0.05 * epsilon if needs_n else 0.0)
     assert (model.n_samples_estimate_ is None) == (not needs_n)
     rest = split["histogram"] + split["counts"]
@@ -156,6 +163,10 @@ def test_ledger_spends_exactly_epsilon(bounds, grid_size, count_share, ratio, cl
     before = ledger.entries[: -n_groups - 1]
     assert math.isclose(
         math.fsum(e.epsilon for e in before), split["bounds"] + split["n_samples"], abs_tol=1e-12
+    )
+    # the preamble: at most one noisy count (first), then the bounds' scans
+    assert [e.mechanism for e in before] == ["geometric"] * needs_n + ["above_threshold"] * len(
+        scans
     )
     if not count_share:
         assert model.cluster_counts_.size == 0 and model.noise_count_ is None
@@ -305,13 +316,16 @@ def test_the_grid_rule_sees_only_the_noisy_number_of_records(monkeypatch):
     second = np.random.default_rng(1).uniform(-10, 10, size=first.shape)  # same N
     models = [DPOPTICS(epsilon=1.0, bounds=BOUNDS, random_state=0).fit(X) for X in (first, second)]
     assert len(calls) == 2
+    cells = {
+        "max_cells": optics_module.MAX_OPTICS_CELLS,
+        "min_cells": optics_module.MIN_OPTICS_CELLS,
+    }
     for model, (args, kwargs) in zip(models, calls, strict=True):
         n_estimate, split = model.n_samples_estimate_, model.epsilon_split_
-        assert args == (n_estimate, split["histogram"], 2)
-        assert kwargs == {"max_cells": optics_module.MAX_OPTICS_CELLS}
-        assert model.grid_shape_ == grid.uniform_grid_shape(
-            n_estimate, split["histogram"], 2, max_cells=optics_module.MAX_OPTICS_CELLS
-        )
+        # capacity follows the count's lower bound n~ - 3 / epsilon_n
+        n_low = max(1.0, n_estimate - 3 / split["n_samples"])
+        assert args == (n_low, split["histogram"], 2) and kwargs == cells
+        assert model.grid_shape_ == grid.uniform_grid_shape(n_low, split["histogram"], 2, **cells)
     # the same noisy N (same seed, same N) gives the same grid for different data
     assert models[0].n_samples_estimate_ == models[1].n_samples_estimate_
     assert models[0].grid_shape_ == models[1].grid_shape_
@@ -423,8 +437,7 @@ def _valid_X():
     [
         ({}, np.r_[_valid_X(), [[np.nan, 0.0]]], ValueError, "NaN"),
         ({}, np.r_[_valid_X(), [[np.inf, 0.0]]], ValueError, "infinity"),
-        # the message does not name grid_size (numpy's broadcast error): see the report
-        ({"grid_size": (3, 4, 5)}, _valid_X(), ValueError, None),
+        ({"grid_size": (3, 4, 5)}, _valid_X(), ValueError, r"2 positive ints, got \(3, 4, 5\)"),
         ({"grid_size": (0, 4)}, _valid_X(), ValueError, "grid_size must be a positive int"),
         ({"grid_size": (2.5, 4)}, _valid_X(), ValueError, "grid_size must be a positive int"),
         ({"grid_size": 0}, _valid_X(), InvalidParameterError, "'grid_size' parameter"),

@@ -1,0 +1,92 @@
+"""DPOPTICS's public grid: its shape, rows to cells, and cells to clusters.
+
+Everything here reads only public inputs (the bounds, the grid, the released
+clustering of the cells) or maps rows one by one, so it runs block by block on dask.
+"""
+
+import math
+
+import numpy as np
+
+from skdp.cluster._grid import cell_index
+
+__all__ = ["GridMap", "distance_grid", "given_grid", "xi_labels"]
+
+
+def distance_grid(lower, upper, radius, max_cells):
+    """Cells per dimension whose diagonal is at most ``radius``, coarser if over ``max_cells``.
+
+    A function of the public bounds and ``radius`` only.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdp.cluster._optics_grid import distance_grid
+    >>> distance_grid(np.array([-1.0, -1.0]), np.array([1.0, 1.0]), 0.1, 2**14)
+    (29, 29)
+    """
+    n_features = len(lower)
+    sides = np.ceil((upper - lower) * math.sqrt(n_features) / radius)
+    while np.prod(sides) > max_cells:
+        shrink = (max_cells / np.prod(sides)) ** (1 / n_features)
+        sides = np.maximum(1.0, np.floor(sides * min(shrink, 0.999)))
+    return tuple(int(m) for m in sides)
+
+
+def given_grid(grid_size, n_features):
+    """The user's ``grid_size`` as one int per dimension, checked.
+
+    Examples
+    --------
+    >>> from skdp.cluster._optics_grid import given_grid
+    >>> given_grid(6, 2), given_grid((5, 8), 2)
+    ((6, 6), (5, 8))
+    """
+    sizes = np.atleast_1d(np.asarray(grid_size))
+    if sizes.ndim == 1 and sizes.size == 1:
+        sizes = np.repeat(sizes, n_features) if np.isscalar(grid_size) else sizes
+    if sizes.shape != (n_features,) or sizes.dtype.kind not in "iu" or np.any(sizes < 1):
+        raise ValueError(
+            f"grid_size must be a positive int or {n_features} positive ints, got {grid_size!r}"
+        )
+    return tuple(int(s) for s in sizes)
+
+
+class GridMap:
+    """The public grid on the box, and the cluster of every cell once there is one."""
+
+    def __init__(self, lower, upper, shape, grid_labels=None):
+        self.lower, self.upper, self.shape = lower, upper, shape
+        self.grid_labels = grid_labels
+
+    def cells(self, block):
+        """The grid cell of every row (rows outside the box: the nearest face's cell)."""
+        half = (self.upper - self.lower) / 2
+        return cell_index(np.clip((block - self.lower - half) / half, -1.0, 1.0), self.shape)
+
+    def counts(self, block):
+        """Exact records per cell, and the number of values outside the box."""
+        n_clipped = int(np.count_nonzero((block < self.lower) | (block > self.upper)))
+        return np.bincount(self.cells(block), minlength=math.prod(self.shape)), n_clipped
+
+    def labels(self, block):
+        """The cluster of every row's cell (-1: noise)."""
+        return self.grid_labels[self.cells(block)]
+
+    def group_counts(self, block):
+        """Exact records per cluster, the noise group last."""
+        n_clusters = int(self.grid_labels.max(initial=-1)) + 1
+        labels = self.labels(block)
+        return np.bincount(np.where(labels < 0, n_clusters, labels), minlength=n_clusters + 1)
+
+
+def xi_labels(ordering, clusters):
+    """Labels from xi clusters listed inner first, as scikit-learn's OPTICS assigns them:
+    a cluster takes its cells unless a cluster inside it already has."""
+    labels = np.full(ordering.size, -1, dtype=np.intp)
+    for start, end in clusters:
+        if np.all(labels[start : end + 1] == -1):
+            labels[start : end + 1] = labels.max() + 1
+    out = np.empty_like(labels)
+    out[ordering] = labels
+    return out
