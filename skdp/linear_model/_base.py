@@ -6,11 +6,29 @@ released model only, so that :func:`~skdp.utils._stats.map_rows` applies them to
 numpy array at once or to a dask collection block by block (a lazy dask array).
 """
 
+import functools
+
 import numpy as np
 from scipy.special import expit, softmax
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from skdp.utils._stats import as_dask_array, is_dask_collection, map_rows
+
+
+def clip_columns(block, lower, upper):
+    """The columns of a block of rows clipped to ``[lower, upper]`` (a block function)."""
+    return np.clip(block, lower, upper)
+
+
+def clipped_features(bounds):
+    """The public map "clip each column to ``bounds``" as a picklable block function.
+
+    The features a model fitted on clipped columns weighs; None (the columns as they
+    are) when ``bounds`` is None.
+    """
+    if bounds is None:
+        return None
+    return functools.partial(clip_columns, lower=bounds[0], upper=bounds[1])
 
 
 class LinearScores:
@@ -62,7 +80,22 @@ class LinearScores:
 
 
 class LinearPredictionMixin:
-    """Applies :class:`LinearScores` to numpy arrays or dask collections."""
+    """Applies :class:`LinearScores` to numpy arrays or dask collections.
+
+    Tags the estimator ``poor_score``: at the default ``epsilon = 1`` on the 100 to 300
+    rows of scikit-learn's checks, no private linear model here reaches their
+    thresholds (accuracy 0.83 on three blobs: 0.76 to 0.79 on average over ten seeds,
+    0.51 at worst; ``R^2`` 0.5: about 0). At large epsilon they recover the non-private
+    models (the estimators' tests).
+    """
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        if tags.classifier_tags is not None:
+            tags.classifier_tags.poor_score = True
+        if tags.regressor_tags is not None:
+            tags.regressor_tags.poor_score = True
+        return tags
 
     def _block_features(self):
         """A public map of a block of ``X`` to the features ``coef_`` weighs (None: X)."""

@@ -12,9 +12,9 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, _fit_context
 from sklearn.utils.validation import validate_data
 
-from skdp.linear_model import _moments
+from skdp.linear_model import _fm_solver, _moments
 from skdp.linear_model._base import LinearClassifierPredictMixin, LinearPredictionMixin
-from skdp.linear_model._moments import COMMON_CONSTRAINTS, FunctionalMechanismBase
+from skdp.linear_model._fm_base import COMMON_CONSTRAINTS, FunctionalMechanismBase
 from skdp.mechanisms import check_random_state
 from skdp.utils._stats import (
     as_dask_xy,
@@ -44,10 +44,12 @@ class FunctionalMechanismRegressor(
         Privacy budget of the whole fit.
     bounds : None, tuple, dict or (lower, upper) arrays, default=None
         Public feature bounds (see :func:`skdp.utils.validation.resolve_bounds`);
-        values outside are clipped with a :class:`~skdp.exceptions.ClippingWarning`.
-        None estimates them privately with a tenth of ``epsilon``.
+        values outside are clipped with a :class:`~skdp.exceptions.ClippingWarning`,
+        and predictions weigh the columns clipped to them. None estimates them
+        privately with part of ``epsilon`` (Notes); a warning says when the budget is
+        too small and a public fallback box is used. Must be declared for dask input.
     bounds_y : None or (lower, upper), default=None
-        Public target bounds, likewise.
+        Public target bounds, likewise (estimated apart from the features'.)
     fit_intercept : bool, default=True
         Fit an (unpenalised) intercept. Without one, columns are divided by their
         largest absolute bound but not shifted, so the model passes through the
@@ -67,8 +69,15 @@ class FunctionalMechanismRegressor(
     bounds_ : tuple of ndarray
         The public or privately estimated feature bounds ``(lower, upper)``.
     bounds_y_ : tuple of float
+        The public or privately estimated target bounds.
+    bounds_tier_ : int or None
+        How the missing bounds were estimated (the largest tier over ``bounds`` and
+        ``bounds_y``): 1 per column, 2 one box for all the features, 3 the public
+        fallback ``[-100, 100]`` (nothing spent); None when all were given.
     epsilon_split_ : dict
-        ``{"bounds": ..., "moments": ...}``: 0 for bounds when all were given.
+        ``{"n_samples": ..., "bounds": ..., "moments": ...}``: the noisy count and the
+        bounds (0 each when all bounds were given) and the one release. They add up
+        to ``epsilon``.
     privacy_spent_ : PrivacyBudget
     n_features_in_ : int
     feature_names_in_ : ndarray of str
@@ -78,8 +87,16 @@ class FunctionalMechanismRegressor(
     -----
     **Privacy.** ``epsilon``-DP under add/remove of one record (``n`` is private).
     Public bounds: all of ``epsilon`` goes to one :func:`~skdp.mechanisms.laplace`
-    release; otherwise ``0.1 epsilon`` first estimates the missing bounds (one
-    :func:`skdp.utils._bounds.estimate_bounds` call). The rest is post-processing.
+    release. Otherwise the missing bounds are estimated first
+    (:func:`skdp.linear_model._moments.resolve_public_bounds`): 5% of ``epsilon`` on a
+    noisy record count ``n~``, then for ``bounds_y`` and then ``bounds`` the tiered
+    share of :func:`skdp.utils._bounds.bounds_share` (10% to 50%, by ``n~ epsilon``
+    and the number of columns: per-column 2% / 98% quantiles, one box for all the
+    features, or the public fallback at no cost), the two together at most 50%; a
+    parameter whose share no longer fits gets the fallback. The target's bounds are
+    estimated apart: a box shared with the features would scale them by the target's
+    range. The release gets the rest. Each share is a function of public values and
+    ``n~``; everything after the release is post-processing.
 
     **Release.** With ``x~ = (x', 1)`` (``d = p + 1`` columns) and ``y'`` all in
     ``[-1, 1]``, the objective is ``sum y'^2 - 2 c.w + w^T M w`` with
@@ -124,6 +141,9 @@ class FunctionalMechanismRegressor(
     the objective is unbounded (each would cost ``epsilon``); the noise is lattice
     Laplace (Mironov 2012).
 
+    **Predictions** weigh the columns clipped to ``bounds_``, as in the fit: a
+    privately estimated bound that came out narrow cannot blow a prediction up.
+
     **Dask.** ``fit`` takes dask arrays and DataFrames (and a dask ``y``) without
     loading them: the exact statistics are sums over the rows, computed in one pass
     by the same block function as for numpy input (clipping and scaling each row
@@ -148,6 +168,12 @@ class FunctionalMechanismRegressor(
     (1.0, (10,))
     >>> bool(0 <= model.predict(X[:1])[0] <= 400)
     True
+
+    With nothing declared, part of ``epsilon`` estimates the bounds:
+
+    >>> model = FunctionalMechanismRegressor(random_state=0).fit(X, y)
+    >>> model.bounds_tier_, sorted(model.epsilon_split_)
+    (2, ['bounds', 'moments', 'n_samples'])
     """
 
     _parameter_constraints = {
@@ -199,7 +225,7 @@ class FunctionalMechanismRegressor(
         rng = check_random_state(self.random_state)
         blocks = [(X, self.bounds, "bounds", "X"), (y[:, None], self.bounds_y, "bounds_y", "y")]
         model, scalings, resolved = self._fit_noisy_model(blocks, "regression", rng)
-        coef, intercept = _moments.to_original_units(*model, scalings[0], scalings[1])
+        coef, intercept = _fm_solver.to_original_units(*model, scalings[0], scalings[1])
         self.coef_, self.intercept_ = coef[0], float(intercept[0])
         self.bounds_y_ = (float(resolved[1][0][0]), float(resolved[1][1][0]))
         return self
@@ -208,12 +234,12 @@ class FunctionalMechanismRegressor(
         return _moments.regression_weights(n_features, self.fit_intercept)
 
     def _minimise(self, linear, quadratic, noise_std, weights):
-        return _moments.minimise_noisy_quadratic(
+        return _fm_solver.minimise_noisy_quadratic(
             _moments.symmetric_from_upper(quadratic, linear.size),
             linear,
             ridge=self._ridge(noise_std, 1.0),
-            trim=_moments.REGRESSION_TRIM,
-            noise=_moments.NoiseLevels(
+            trim=_fm_solver.REGRESSION_TRIM,
+            noise=_fm_solver.NoiseLevels(
                 quadratic=noise_std,
                 count=noise_std / weights[1][-1],
                 feature_sum=noise_std / weights[0][0],
@@ -253,7 +279,8 @@ class FunctionalMechanismClassifier(
     epsilon : float, default=1.0
         Privacy budget of the whole fit.
     bounds : None, tuple, dict or (lower, upper) arrays, default=None
-        Public feature bounds, as for :class:`FunctionalMechanismRegressor`.
+        Public feature bounds, as for :class:`FunctionalMechanismRegressor` (None:
+        estimated privately with part of ``epsilon``).
     fit_intercept : bool, default=True
         Fit an (unpenalised) intercept, as for :class:`FunctionalMechanismRegressor`.
     classes : None or array-like, default=None
@@ -272,8 +299,12 @@ class FunctionalMechanismClassifier(
     coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
     intercept_ : ndarray of shape (1,) or (n_classes,)
     bounds_ : tuple of ndarray
+        The public or privately estimated feature bounds ``(lower, upper)``.
+    bounds_tier_ : int or None
+        As for :class:`FunctionalMechanismRegressor`; None when ``bounds`` was given.
     epsilon_split_ : dict
-        ``{"bounds": ..., "moments": ...}``: 0 for bounds when given.
+        ``{"n_samples": ..., "bounds": ..., "moments": ...}``: 0 for the first two
+        when ``bounds`` was given. They add up to ``epsilon``.
     privacy_spent_ : PrivacyBudget
     n_features_in_ : int
     feature_names_in_ : ndarray of str
@@ -281,8 +312,9 @@ class FunctionalMechanismClassifier(
 
     Notes
     -----
-    **Privacy.** ``epsilon``-DP under add/remove of one record; the budget split and
-    the post-processing are the regressor's.
+    **Privacy.** ``epsilon``-DP under add/remove of one record; the budget split
+    (without a target), the post-processing and the predictions on clipped columns
+    are the regressor's.
 
     **Dask.** As for the regressor: ``fit`` computes the per-class sums and the Gram
     matrix of a dask ``X`` in one pass, and needs public ``bounds`` and ``classes``
@@ -394,7 +426,7 @@ class FunctionalMechanismClassifier(
         model, scalings, _ = self._fit_noisy_model(
             blocks, "classification", rng, extra=[codes], n_classes=len(classes)
         )
-        self.coef_, self.intercept_ = _moments.to_original_units(*model, scalings[0])
+        self.coef_, self.intercept_ = _fm_solver.to_original_units(*model, scalings[0])
         self.classes_ = classes
         return self
 
@@ -411,12 +443,12 @@ class FunctionalMechanismClassifier(
             gram[-1, :] = gram[:, -1] = total
         rhs = 4 * sums - 2 * total  # -4 beta_k, one row per class
         sum_std = math.sqrt(n_classes) * noise_std / weights[0]  # of sum_k T_k
-        return _moments.minimise_noisy_quadratic(
+        return _fm_solver.minimise_noisy_quadratic(
             gram,
             (rhs[1:] if n_classes == 2 else rhs).T,
             ridge=self._ridge(noise_std, 8.0),
-            trim=_moments.CLASSIFICATION_TRIM,
-            noise=_moments.NoiseLevels(
+            trim=_fm_solver.CLASSIFICATION_TRIM,
+            noise=_fm_solver.NoiseLevels(
                 quadratic=noise_std,
                 count=sum_std[-1],
                 feature_sum=sum_std[0],

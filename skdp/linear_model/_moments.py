@@ -1,9 +1,10 @@
-"""The functional mechanism's shared pieces: public scaling, noisy moments, the minimiser.
+"""The functional mechanism's shared pieces: public bounds, scaling and noisy moments.
 
-Both functional-mechanism estimators run the same pipeline, split here into small
+Both functional-mechanism estimators run the same pipeline, split into small
 functions that the tests can call one by one:
 
-1. :func:`resolve_public_bounds` and :func:`unit_design`: clip every column to its
+1. :func:`resolve_public_bounds` (declared, or privately estimated: a noisy count and
+   tiered bounds per parameter) and :func:`unit_design`: clip every column to its
    public bounds and map it into ``[-1, 1]`` (one float64 matrix);
 2. :func:`regression_moments` / :func:`classification_moments`: the exact polynomial
    coefficients of the objective (one BLAS pass over the data), and
@@ -12,45 +13,34 @@ functions that the tests can call one by one:
    row block by row block through :class:`BlockMoments` and
    :func:`skdp.utils._stats.sum_blocks`: once on the whole arrays for numpy input, on
    every block where it lives for a dask collection (only the small sums travel);
-3. :func:`minimise_noisy_quadratic`: post-processing of the noisy coefficients into a
-   linear model that tends to the (noisy) mean prediction, not to zero, as the noise
-   grows.
+3. :func:`skdp.linear_model._fm_solver.minimise_noisy_quadratic`: post-processing of
+   the noisy coefficients into a linear model.
 
-:class:`FunctionalMechanismBase` strings them together inside ``fit``.
-
-The constants below are public and data-independent; they were chosen on sklearn's
-diabetes and iris data and on synthetic data (see the estimators' Notes).
+:class:`skdp.linear_model._fm_base.FunctionalMechanismBase` strings them together
+inside ``fit``. The constants are public and data-independent; they were chosen on
+sklearn's diabetes and iris data and on synthetic data (see the estimators' Notes).
 """
 
 import math
-from dataclasses import dataclass
-from numbers import Real
+import warnings
 
 import numpy as np
-from sklearn.utils._param_validation import Interval, StrOptions
 
-from skdp.accounting import PrivacyLedger
-from skdp.base import DifferentialPrivacyMixin
 from skdp.mechanisms import laplace
-from skdp.utils._bounds import BOUNDS_SHARE, estimate_bounds
-from skdp.utils._stats import count_rows, sum_blocks
-from skdp.utils.validation import (
-    EPSILON_CONSTRAINT,
-    RANDOM_STATE_CONSTRAINT,
-    resolve_bounds,
-    split_budget,
-    warn_clipped,
+from skdp.utils._bounds import (
+    FALLBACK_BOUND,
+    MAX_BOUNDS_SHARE,
+    bounds_share,
+    estimate_bounds,
+    estimate_public_inputs,
 )
+from skdp.utils.validation import resolve_bounds
 
 __all__ = [
-    "COMMON_CONSTRAINTS",
     "BlockMoments",
-    "FunctionalMechanismBase",
-    "NoiseLevels",
     "classification_moments",
     "classification_weights",
     "gram_matrix",
-    "minimise_noisy_quadratic",
     "regression_moments",
     "regression_weights",
     "release_moments",
@@ -58,7 +48,6 @@ __all__ = [
     "released_vector",
     "resolve_public_bounds",
     "symmetric_from_upper",
-    "to_original_units",
     "unit_design",
     "unit_scaling",
     "upper_triangle",
@@ -66,20 +55,15 @@ __all__ = [
 
 # share of the release's budget for the statistics of the intercept (n, sum y / counts)
 INTERCEPT_SHARE = 0.25
-# regularization="auto": the authors' ridge, five noise standard deviations
-RIDGE_NOISE_MULTIPLE = 5.0
-# spectral trimming: eigenvalues below this many sqrt(p) noise standard deviations are
-# dropped (the noise matrix's spectral norm is about 2 sqrt(p) of them). Squared error
-# suffers from the size of noise-made slopes, accuracy only from their direction.
-REGRESSION_TRIM = 2.5
-CLASSIFICATION_TRIM = 1.5
-# floor of the noisy record count, in standard deviations of its noise: where the count
-# is all noise, the noise moves the means by about a tenth of their half-range
-COUNT_FLOOR_NOISE_MULTIPLE = 10.0
 
 
-def resolve_public_bounds(estimator, blocks, *, rng):
+def resolve_public_bounds(estimator, blocks, *, rng, stacklevel=2):
     """Public ``(lower, upper)`` arrays per block; estimate the missing ones privately.
+
+    The missing blocks' columns go together to
+    :func:`skdp.utils._bounds.estimate_public_inputs`: a noisy count, then tiered
+    bounds (per column, one box for all, or the public fallback), with shares that
+    depend on ``epsilon``, the number of columns and the noisy count only.
 
     Parameters
     ----------
@@ -89,30 +73,60 @@ def resolve_public_bounds(estimator, blocks, *, rng):
         ``values`` of shape (n_samples, k), the public ``bounds`` parameter (or None)
         and the parameter's name.
     rng : numpy.random.Generator
+    stacklevel : int, default=2
+        Of the fallback warning, counted from the caller.
 
     Returns
     -------
     resolved : list of (lower, upper)
     epsilon_split : dict
-        ``{"bounds": ..., "moments": ...}``; ``bounds`` is 0 when all were given.
+        ``{"n_samples": ..., "bounds": ..., "moments": ...}``; the first two are 0 when
+        all bounds were given.
+    tier : int or None
+        The tier of the estimated bounds (None when all were given).
     """
     names = getattr(estimator, "feature_names_in_", None)
     resolved = [
         resolve_bounds(bounds, values.shape[1], feature_names=names, name=name)
         for values, bounds, name in blocks
     ]
+    epsilon = float(estimator.epsilon)
     missing = [i for i, r in enumerate(resolved) if r is None]
     if not missing:
-        return resolved, {"bounds": 0.0, "moments": float(estimator.epsilon)}
-    split = split_budget(estimator.epsilon, {"bounds": BOUNDS_SHARE, "moments": 1 - BOUNDS_SHARE})
-    values = np.column_stack([blocks[i][0] for i in missing])
-    lower, upper = estimate_bounds(values, epsilon=split["bounds"], random_state=rng)
-    start = 0
-    for i in missing:
-        stop = start + blocks[i][0].shape[1]
-        resolved[i] = (lower[start:stop], upper[start:stop])
-        start = stop
-    return resolved, split
+        return resolved, {"n_samples": 0.0, "bounds": 0.0, "moments": epsilon}, None
+    count = estimate_public_inputs(
+        epsilon, n_samples=blocks[0][0].shape[0], need_count=True, random_state=rng
+    )
+    split = {"n_samples": count.epsilon_split["n_samples"], "bounds": 0.0}
+    # one tiered estimate per missing parameter: a box shared by the features and the
+    # target would scale the features by the target's range. The last parameter (the
+    # target) goes first; one whose share no longer fits in MAX_BOUNDS_SHARE gets the
+    # public fallback (tier 3), so the shares never exceed it.
+    tiers, left = {}, MAX_BOUNDS_SHARE
+    for i in reversed(missing):
+        share, tier = bounds_share(count.n_samples, epsilon, blocks[i][0].shape[1])
+        if share > left:
+            share, tier = 0.0, 3
+        left -= share
+        tiers[i] = tier
+        if tier == 3:
+            _warn_fallback(epsilon, count.n_samples, blocks[i][2], stacklevel + 1)
+        split["bounds"] += share * epsilon
+        resolved[i] = estimate_bounds(
+            blocks[i][0], epsilon=share * epsilon, tier=tier, random_state=rng
+        )
+    split["moments"] = epsilon - math.fsum(split.values())
+    return resolved, split, max(tiers.values())
+
+
+def _warn_fallback(epsilon, n_noisy, name, stacklevel):
+    warnings.warn(
+        f"epsilon={epsilon:g} with about {n_noisy} records is too little to estimate "
+        f"{name} privately; using the public fallback [-{FALLBACK_BOUND:g}, "
+        f"{FALLBACK_BOUND:g}]. Pass {name}= from domain knowledge.",
+        UserWarning,
+        stacklevel=stacklevel + 1,
+    )
 
 
 def unit_scaling(lower, upper, *, centred):
@@ -350,140 +364,3 @@ def release_moments(linear, quadratic, *, weights, epsilon, rng):
     size = np.size(linear)
     noisy_linear = noisy[:size].reshape(np.shape(linear)) / weights[0]
     return noisy_linear, noisy[size:] / weights[1]
-
-
-@dataclass(frozen=True)
-class NoiseLevels:
-    """Standard deviations of the noise on the released statistics (public)."""
-
-    quadratic: float  # an entry of the feature Gram matrix (weight 1)
-    count: float  # the record count n
-    feature_sum: float  # each sum of a feature
-    target_sum: float  # the intercept entry of each right-hand side
-
-
-def _shrunk_mean(total, count, noise_std, limit):
-    """``total / count`` shrunk toward 0 by its noise, then clipped to ``[-limit, limit]``.
-
-    The posterior mean of ``m`` given ``total = n m + noise`` under a prior of
-    variance ``limit**2 / 3`` (uniform on the public range) on ``m``.
-    """
-    shrinkage = noise_std**2 / (limit**2 / 3 * count)
-    return np.clip(total / (count + shrinkage), -limit, limit), shrinkage
-
-
-def minimise_noisy_quadratic(gram, rhs, *, ridge, trim, noise, fit_intercept, intercept_limit):
-    """Minimiser of ``w^T (A + ridge P) w - 2 r^T w``, made bounded by post-processing.
-
-    ``A`` is the noisy (symmetric) Gram matrix of the scaled design with the ones
-    column last, ``r`` one or more noisy right-hand sides, and ``P`` the identity on
-    the slopes only: the intercept is not penalised. With an intercept the problem is
-    solved through its Schur complement: the noisy count ``n~ = A[-1, -1]`` is floored
-    at ``COUNT_FLOOR_NOISE_MULTIPLE`` noise standard deviations (and at 1), the noisy
-    means of the features and of the right-hand sides are shrunk by their noise
-    (:func:`_shrunk_mean`) and clipped to their public ranges (``[-1, 1]`` and
-    ``[-intercept_limit, intercept_limit]``), and the slopes solve ``(S + ridge I) w =
-    s`` with ``S = A_xx - n m m^T`` and ``s = r_x - n m mu^T`` (the ridge grown by the
-    expected size of the spike that the noise of the feature sums puts into
-    ``n m m^T``), after dropping the
-    eigenvalues of ``S + ridge I`` below ``trim * sqrt(p)`` noise standard deviations
-    (spectral trimming; the noise matrix has spectral norm about ``2 sqrt(p)`` of
-    them). The intercept is ``mu - m.w``. Without shrinking, clipping
-    or flooring this is exactly the block solution; as ``ridge`` grows the slopes go
-    to 0 and the intercepts to the noisy means ``mu``.
-
-    Returns
-    -------
-    slopes : ndarray of shape (p, k)
-    intercepts : ndarray of shape (k,)
-    """
-    rhs = rhs.reshape(rhs.shape[0], -1)
-    if fit_intercept:
-        count = max(gram[-1, -1], COUNT_FLOOR_NOISE_MULTIPLE * noise.count, 1.0)
-        means, shrinkage = _shrunk_mean(gram[:-1, -1], count, noise.feature_sum, 1.0)
-        targets, _ = _shrunk_mean(rhs[-1], count, noise.target_sum, intercept_limit)
-        centred = gram[:-1, :-1] - count * np.outer(means, means)
-        rhs = rhs[:-1] - count * np.outer(means, targets)
-        # the noise d on the feature sums puts the spike n d d^T / (n + shrinkage)^2
-        # into n m m^T, of expected size p sd^2 n / (n + shrinkage)^2: outweigh it
-        spike = noise.feature_sum**2 * count / (count + shrinkage) ** 2
-        ridge = ridge + centred.shape[0] * spike
-    else:
-        centred = gram
-    values, vectors = np.linalg.eigh(centred + ridge * np.eye(centred.shape[0]))
-    threshold = trim * noise.quadratic * math.sqrt(centred.shape[0])
-    keep = values > max(threshold, 1e-12 * math.fsum(np.abs(values)))
-    kept = vectors[:, keep]
-    slopes = kept @ ((kept.T @ rhs) / values[keep, np.newaxis])
-    intercepts = targets - means @ slopes if fit_intercept else np.zeros(rhs.shape[1])
-    return slopes, intercepts
-
-
-def to_original_units(slopes, intercepts, x_scaling, y_scaling=(0.0, 1.0)):
-    """Map a model on scaled columns back: ``coef`` (k, p) and ``intercept`` (k,)."""
-    (x_shift, x_scale), (y_shift, y_scale) = x_scaling, y_scaling
-    coef = (slopes / x_scale[:, np.newaxis]).T
-    intercept = intercepts - x_shift @ (slopes / x_scale[:, np.newaxis])
-    return y_scale * coef, y_scale * intercept + y_shift
-
-
-COMMON_CONSTRAINTS = {
-    "epsilon": EPSILON_CONSTRAINT,
-    "bounds": [None, tuple, list, dict, np.ndarray],
-    "fit_intercept": ["boolean"],
-    "regularization": [StrOptions({"auto"}), Interval(Real, 0, math.inf, closed="left")],
-    "random_state": RANDOM_STATE_CONSTRAINT,
-}
-
-
-class FunctionalMechanismBase(DifferentialPrivacyMixin):
-    """What both estimators share: the private part of ``fit`` and the ridge.
-
-    A subclass defines ``_weights(n_features, n_classes)`` (the public weights of the
-    released entries) and ``_minimise(noisy_linear, noisy_quadratic, noise_std,
-    weights)`` (post-processing into a scaled model).
-    """
-
-    def _fit_noisy_model(self, blocks, statistics, rng, *, extra=(), n_classes=None):
-        """Resolve bounds, compute the statistics in one pass, release them once, minimise.
-
-        ``blocks`` are ``(values, bounds parameter, parameter name, label)``, features
-        first, ``values`` 2-D numpy or dask arrays (on dask every bound is public: the
-        caller checks). ``statistics`` names the :class:`BlockMoments` method that
-        :func:`~skdp.utils._stats.sum_blocks` runs on the values and the ``extra``
-        row-aligned arrays; it returns ``(linear, quadratic, n_clipped)``. Returns the
-        scaled model ``(slopes, intercepts)``, the scalings and the bounds.
-        """
-        with PrivacyLedger() as ledger:
-            resolved, self.epsilon_split_ = resolve_public_bounds(
-                self, [block[:3] for block in blocks], rng=rng
-            )
-            scalings = [unit_scaling(*r, centred=self.fit_intercept) for r in resolved]
-            moments = BlockMoments(
-                resolved, scalings, fit_intercept=self.fit_intercept, n_classes=n_classes
-            )
-            values = [block[0] for block in blocks]
-            linear, quadratic, n_clipped = sum_blocks(
-                getattr(moments, statistics), *values, *extra
-            )
-            n_rows = count_rows(values[0])
-            for block, clipped in zip(blocks, n_clipped, strict=True):
-                # fit -> _fit_context -> the caller's line
-                warn_clipped(int(clipped), n_rows * block[0].shape[1], name=block[3], stacklevel=5)
-            weights = self._weights(values[0].shape[1], n_classes)
-            epsilon = self.epsilon_split_["moments"]
-            noisy_linear, noisy_quadratic = release_moments(
-                linear, quadratic, weights=weights, epsilon=epsilon, rng=rng
-            )
-        self.privacy_spent_ = ledger.total
-        self.bounds_ = resolved[0]
-        # standard deviation of the noise on a released entry of weight 1
-        noise_std = math.sqrt(2) * release_sensitivity(weights) / epsilon
-        model = self._minimise(noisy_linear, noisy_quadratic, noise_std, weights)
-        return model, scalings, resolved
-
-    def _ridge(self, noise_std, objective_scale):
-        """The ridge in the solver's units; "auto" is five noise standard deviations."""
-        if self.regularization == "auto":
-            return RIDGE_NOISE_MULTIPLE * noise_std
-        return objective_scale * float(self.regularization)

@@ -13,7 +13,7 @@ from sklearn.utils.validation import validate_data
 
 from skdp.accounting import PrivacyLedger, record_spend
 from skdp.base import DifferentialPrivacyMixin
-from skdp.linear_model._base import LinearClassifierPredictMixin
+from skdp.linear_model._base import LinearClassifierPredictMixin, clipped_features
 from skdp.mechanisms import check_random_state, l2_laplace_noise
 from skdp.utils._erm import (
     MAX_ITER,
@@ -21,10 +21,10 @@ from skdp.utils._erm import (
     minimise,
     persist_design,
     perturbation_parameters,
-    require_data_norm,
     unit_ball_design,
 )
-from skdp.utils._stats import as_dask_xy, is_dask_collection, public_classes
+from skdp.utils._erm_inputs import private_row_inputs
+from skdp.utils._stats import as_dask_xy, is_dask_collection, public_classes, require_public
 from skdp.utils.validation import (
     EPSILON_CONSTRAINT,
     RANDOM_STATE_CONSTRAINT,
@@ -95,8 +95,9 @@ class ObjectivePerturbationLogistic(
     Minimises ``sum_i loss(y_i w.x_i) + ||w||^2 / (2 C) + b.w`` (scikit-learn's ``C``
     convention) with ``b`` random, of density proportional to ``exp(-beta ||b||_2)``
     (Chaudhuri, Monteleoni and Sarwate 2011, Algorithm 2), plus extra regularisation at
-    small ``epsilon`` or large ``C``. Rows are clipped to the public L2 norm
-    ``data_norm``; the intercept is a regularised constant column.
+    small ``epsilon`` or large ``C``. Rows are clipped to an L2 norm bound, declared
+    (``data_norm``) or estimated privately; the intercept is a regularised constant
+    column.
 
     Parameters
     ----------
@@ -104,12 +105,16 @@ class ObjectivePerturbationLogistic(
         Privacy budget (> 0).
     C : float, default=1.0
         Inverse regularisation strength as in scikit-learn, but on the scaled rows ``x~``
-        (Notes): scikit-learn's ``C / (2 data_norm^2)`` on the original features
-        (``C / data_norm^2`` without intercept), the intercept regularised too. Finite.
-    data_norm : float
+        (Notes): scikit-learn's ``C / (2 R^2)`` on the features the norm bound ``R``
+        applies to (``C / R^2`` without intercept), the intercept regularised too.
+        Finite.
+    data_norm : float or None, default=None
         Public bound on the L2 norm of the rows of ``X``; longer rows are scaled down to
-        it with a :class:`~skdp.exceptions.ClippingWarning`. Required: ``None`` raises,
-        as the bound must not be read from the data.
+        it with a :class:`~skdp.exceptions.ClippingWarning`. ``None`` estimates it
+        privately (Notes: a noisy count, per-feature scaling when the budget allows,
+        the 90% quantile of the row norms), which costs part of ``epsilon``; a bound
+        declared from the features' public ranges spends nothing. Must be declared for
+        dask input.
     fit_intercept : bool, default=True
         Fit an intercept (a regularised constant feature inside the norm bound).
     classes : array-like, default=None
@@ -140,19 +145,38 @@ class ObjectivePerturbationLogistic(
     n_features_in_ : int
     feature_names_in_ : ndarray of str
         Only for DataFrame input with string column names.
+    data_norm_ : float
+        The row-norm bound the rows were clipped to: ``data_norm``, or the private
+        estimate (in the units of the scaled columns when ``bounds_`` is set).
+    bounds_ : tuple of ndarray or None
+        ``(lower, upper)`` per feature: the private bounds each column was clipped to
+        and scaled by before the norm (``data_norm=None`` with budget for them), else
+        None. Predictions then weigh the columns clipped to them, as in the fit.
     epsilon_split_ : dict
-        ``{"noise": ..., "curvature": ...}``: the epsilon of the noise vector(s) and of
-        the Jacobian term (summed over the one-vs-rest problems).
+        ``{"n_samples", "bounds", "data_norm", "noise", "curvature"}``: the epsilon of
+        the noisy count, the per-feature bounds and the norm estimate (0 each when
+        ``data_norm`` is declared), of the noise vector(s) and of the Jacobian term
+        (summed over the one-vs-rest problems). They add up to ``epsilon``.
     extra_regularization_ : float
         ``Delta``, added to ``1 / C`` (per problem).
     privacy_spent_ : PrivacyBudget
 
     Notes
     -----
-    **Privacy**: ``epsilon``-DP for add/remove one record. Each row is clipped to norm
-    ``R = data_norm`` and mapped to ``x~ = [x, R] / (R sqrt 2)`` (``x / R`` without an
-    intercept), so ``||x~|| <= 1``. With ``Lambda = 1 / C + Delta``, the minimiser ``w``
-    of ``J(w) = sum_i l(y_i w.x~_i) + Lambda/2 ||w||^2 + b.w`` determines
+    **Privacy**: ``epsilon``-DP for add/remove one record. With ``data_norm=None`` the
+    public inputs come first (:func:`skdp.utils._erm_inputs.private_row_inputs`): 5% of
+    ``epsilon`` on a noisy record count ``n~``; when ``n~`` allows per-feature bounds
+    at a share of at most 25% (``2 d 25 / (n~ epsilon)``, at least 10%), that share on
+    private 2% / 98% bounds of every feature, which clip each column and map it into
+    ``[-1, 1]``; then ``clip(40 / (n~ epsilon), 0.05, 0.25)`` of ``epsilon`` on the 90%
+    quantile of the (scaled) row norms (one AboveThreshold scan, sensitivity one
+    value). Each share depends on public values and ``n~`` only; the mechanism below
+    runs with what is left, in place of ``epsilon``. Without the scaling, features in
+    mixed units make the bound track the largest-unit column, and the others barely
+    count. Each row is clipped to norm ``R`` (declared or estimated) and mapped to
+    ``x~ = [x, R] / (R sqrt 2)`` (``x / R`` without an intercept), so ``||x~|| <= 1``.
+    With ``Lambda = 1 / C + Delta``, the minimiser ``w`` of
+    ``J(w) = sum_i l(y_i w.x~_i) + Lambda/2 ||w||^2 + b.w`` determines
     ``b = -sum_i l'_i y_i x~_i - Lambda w`` (strong convexity: a bijection), so ``w``
     has density ``nu(b(w)) |det A(w)|``, ``A = sum_i l''_i x~_i x~_i^T + Lambda I``.
     Adding one record moves ``b`` by ``l' y x~``, of norm ``<= 1`` (``|l'| <= 1``), and
@@ -191,7 +215,8 @@ class ObjectivePerturbationLogistic(
     the proof (see :func:`~skdp.mechanisms.l2_laplace_noise`).
 
     **Dask**: ``fit`` takes a dask array or DataFrame ``X`` (and a dask or in-memory
-    ``y``) without loading it on the driver. The rows are clipped to ``data_norm``
+    ``y``) without loading it on the driver; ``data_norm`` must be declared (its
+    private estimate needs the row norms in memory). The rows are clipped to it
     inside the blocks and kept in the workers' memory with the class codes; every
     evaluation of the solver (loss, gradient and, for the Newton steps, the Hessian) is
     one pass over the blocks that returns ``dim``-sized sums, and the noise, the
@@ -215,6 +240,14 @@ class ObjectivePerturbationLogistic(
     ...     epsilon=1.0, data_norm=12.0, classes=[0, 1], random_state=0).fit(X, y)
     >>> model.privacy_spent_.epsilon
     1.0
+    >>> bool(model.score(X, y) > 0.8)
+    True
+
+    With nothing declared, part of the budget estimates the norm bound:
+
+    >>> model = ObjectivePerturbationLogistic(classes=[0, 1], random_state=0).fit(X, y)
+    >>> sorted(model.epsilon_split_), model.privacy_spent_.epsilon
+    (['bounds', 'curvature', 'data_norm', 'n_samples', 'noise'], 1.0)
     >>> bool(model.score(X, y) > 0.8)
     True
     """
@@ -260,43 +293,50 @@ class ObjectivePerturbationLogistic(
         X : array-like or dask array / DataFrame of shape (n_samples, n_features)
             A dask collection is never loaded on the driver: its clipped rows are kept
             in the workers' memory and each solver step sums over the blocks there
-            (Notes); ``classes`` must then be given.
+            (Notes); ``classes`` and ``data_norm`` must then be given.
         y : array-like, dask array or dask Series of shape (n_samples,)
 
         Returns
         -------
         self
         """
+        rng = check_random_state(self.random_state)
         if is_dask_collection(X):
-            norm = require_data_norm(self.data_norm, type(self).__name__)
+            require_public(self.data_norm, "data_norm", self)
             classes = public_classes(self.classes, self)
             X, codes = as_dask_xy(self, X, y, classes=classes)
-            design, codes = persist_design(
-                X, codes, norm=norm, fit_intercept=self.fit_intercept, stacklevel=4
-            )
         else:
             X, y = validate_data(self, X, y, dtype=np.float64)
-            norm = require_data_norm(self.data_norm, type(self).__name__)
             classes, codes = resolve_classes(
                 self.classes, y, estimator_name=type(self).__name__, stacklevel=4
             )
-            design = unit_ball_design(X, norm, fit_intercept=self.fit_intercept)
-        rng = check_random_state(self.random_state)
-        K, dim = len(classes), design.shape[1]
-        if K == 2:
-            problems = [_Logistic(design, 1)]
-        elif self.multi_class == "ovr":
-            problems = [_Logistic(design, k) for k in range(K)]
-        else:
-            problems = [_Softmax(design, K)]
-        shares = split_budget(self.epsilon, [1.0] * len(problems))
-        first = problems[0]
-        extra, beta = perturbation_parameters(
-            self.epsilon / len(problems), self.C, curvature=first.curvature, rank=first.rank
-        )
-        lam = 1 / self.C + extra
-        weights, converged = [], True
         with PrivacyLedger() as ledger:
+            inputs = private_row_inputs(
+                X, self.data_norm, epsilon=self.epsilon, rng=rng, stacklevel=4
+            )
+            if is_dask_collection(X):
+                design, codes = persist_design(
+                    X, codes, norm=inputs.data_norm, fit_intercept=self.fit_intercept, stacklevel=4
+                )
+            else:
+                design = unit_ball_design(
+                    inputs.X, inputs.data_norm, fit_intercept=self.fit_intercept
+                )
+            K, dim = len(classes), design.shape[1]
+            if K == 2:
+                problems = [_Logistic(design, 1)]
+            elif self.multi_class == "ovr":
+                problems = [_Logistic(design, k) for k in range(K)]
+            else:
+                problems = [_Softmax(design, K)]
+            epsilon = inputs.remaining
+            shares = split_budget(epsilon, [1.0] * len(problems))
+            first = problems[0]
+            extra, beta = perturbation_parameters(
+                epsilon / len(problems), self.C, curvature=first.curvature, rank=first.rank
+            )
+            lam = 1 / self.C + extra
+            weights, converged = [], True
             for share, problem in zip(shares, problems, strict=True):
                 record_spend(share - beta, mechanism="objective_perturbation_curvature")
                 b = l2_laplace_noise(
@@ -314,13 +354,23 @@ class ObjectivePerturbationLogistic(
             )
         W = np.concatenate(weights).reshape(-1, dim) * design.scale  # back to units of X
         if self.fit_intercept:
-            self.coef_ = W[:, :-1].copy()  # own, canonical memory (pickles identically)
-            self.intercept_ = W[:, -1] * design.constant
+            coef, intercept = W[:, :-1].copy(), W[:, -1] * design.constant
         else:
-            self.coef_, self.intercept_ = W, np.zeros(W.shape[0])
+            coef, intercept = W, np.zeros(W.shape[0])
+        if inputs.scaling is not None:
+            coef, intercept = inputs.scaling.original_units(coef, intercept)
+        self.coef_, self.intercept_ = coef, intercept  # own, canonical memory
         self.classes_ = classes
+        self.data_norm_ = inputs.data_norm
+        scaling = inputs.scaling
+        self.bounds_ = None if scaling is None else (scaling.lower, scaling.upper)
         self.extra_regularization_ = extra
-        self.epsilon_split_ = {"noise": beta * len(problems)}
-        self.epsilon_split_["curvature"] = self.epsilon - self.epsilon_split_["noise"]
+        self.epsilon_split_ = dict(inputs.epsilon_split)
+        self.epsilon_split_["noise"] = beta * len(problems)
+        self.epsilon_split_["curvature"] = epsilon - self.epsilon_split_["noise"]
         self.privacy_spent_ = ledger.total
         return self
+
+    def _block_features(self):
+        """The columns clipped to ``bounds_`` (when set), as the model was fitted."""
+        return clipped_features(self.bounds_)

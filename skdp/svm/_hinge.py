@@ -35,7 +35,9 @@ class SolverCertificateError(RuntimeError):
     >>> from sklearn.datasets import make_classification
     >>> from skdp.svm import PrivateSVM, SolverCertificateError
     >>> X, y = make_classification(n_samples=100, n_features=4, random_state=0)
-    >>> model = PrivateSVM(C=0.1, data_norm=10.0, classes=[0, 1], tol=1e-12, random_state=0)
+    >>> model = PrivateSVM(
+    ...     C=0.1, data_norm=10.0, mechanism="output", classes=[0, 1], tol=1e-12, random_state=0
+    ... )
     >>> try:
     ...     model.fit(X, y)
     ... except SolverCertificateError:

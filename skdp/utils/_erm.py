@@ -12,6 +12,9 @@ rows and their class codes to the block's summed loss, gradient and Hessian;
 the rows per evaluation, so the same solver runs on a numpy array (one block) and on a
 dask array persisted in the workers' memory (:func:`skdp.utils._stats.as_dask_xy`,
 :func:`persist_design`). Only ``dim``-sized sums reach the driver.
+
+The row-norm bound ``R`` is declared by the user or estimated privately
+(:func:`skdp.utils._erm_inputs.private_row_inputs`).
 """
 
 import functools
@@ -33,7 +36,6 @@ __all__ = [
     "minimise",
     "persist_design",
     "perturbation_parameters",
-    "require_data_norm",
     "unit_ball_design",
 ]
 
@@ -158,7 +160,8 @@ def minimise(loss, X, codes, lam, b, tol, max_iter):
         # backtracking; near the optimum the full step wins. A smaller gradient alone
         # only counts when the value rose by rounding at most: where a loss is linear
         # (Huber) its Hessian vanishes and a long Newton step could otherwise cycle
-        slack = 16 * np.finfo(float).eps * (abs(value) + 1)
+        # (rounding of value, whose terms cancel: the loss, lam/2 ||w||^2 and b.w)
+        slack = 16 * np.finfo(float).eps * (abs(value) + lam * (w @ w) + 2 * abs(b @ w) + 1)
         for t in 0.5 ** np.arange(40):
             new_w = w - t * step
             new_value, new_grad, new_hessian = objective(new_w, hessian=True)
@@ -166,6 +169,8 @@ def minimise(loss, X, codes, lam, b, tol, max_iter):
                 new_value <= value + slack and np.linalg.norm(new_grad) < np.linalg.norm(grad)
             ):
                 break
+        else:  # no descent left above rounding: w is as close as float64 gets
+            return w, n_iter, False
         w, value, grad, hessian = new_w, new_value, new_grad, new_hessian
         n_iter += 1
     return w, n_iter, False
@@ -183,17 +188,6 @@ def unit_ball_design(X, norm, *, fit_intercept):
     if fit_intercept:
         return Design(X, NORM_MARGIN / (norm * math.sqrt(2)), norm)
     return Design(X, NORM_MARGIN / norm, None)
-
-
-def require_data_norm(data_norm, estimator_name):
-    """``float(data_norm)``, or a ValueError saying why it must be public and given."""
-    if data_norm is None:
-        raise ValueError(
-            f"data_norm=None: {estimator_name} needs a public bound on the L2 norm of the "
-            "rows of X (e.g. from the known ranges of the features); pass data_norm=... "
-            "It is not read from the data, which would not be private."
-        )
-    return float(data_norm)
 
 
 def _clip_block(X, norm):

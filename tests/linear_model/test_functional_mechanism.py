@@ -1,6 +1,8 @@
 """FunctionalMechanismRegressor and FunctionalMechanismClassifier: budget, sensitivity, utility."""
 
 import itertools
+import math
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -74,20 +76,73 @@ def test_ledger_measures_exactly_epsilon(kind, public):
     assert model.privacy_spent_ == ledger.total
     assert sum(model.epsilon_split_.values()) == pytest.approx(2.0, rel=1e-12)
     mechanisms = [entry.mechanism for entry in ledger.entries]
-    assert mechanisms == (["laplace"] if public else ["geometric", "laplace"])
+    if public:
+        assert mechanisms == ["laplace"] and model.bounds_tier_ is None
+    else:  # the noisy count, the bound scans, the release
+        assert mechanisms[0] == "geometric" and mechanisms[-1] == "laplace"
+        assert set(mechanisms[1:-1]) == {"above_threshold"}
+        assert model.epsilon_split_["n_samples"] == pytest.approx(0.1, rel=1e-12)
     assert (model.epsilon_split_["bounds"] > 0) == (not public)
+    assert set(model.epsilon_split_) == {"n_samples", "bounds", "moments"}
 
 
+@pytest.mark.filterwarnings("ignore::skdp.exceptions.ClippingWarning")  # the sparse tails
 def test_private_bounds_are_stored_not_written_back():
     X, y = _regression_data(4000)
-    model = FunctionalMechanismRegressor(epsilon=2.0, random_state=0)
-    with pytest.warns(ClippingWarning, match="of y lay outside"):  # the sparse tails of y
-        model.fit(X, y)
+    model = FunctionalMechanismRegressor(epsilon=2.0, random_state=0).fit(X, y)
     assert model.bounds is None and model.bounds_y is None
+    assert model.bounds_tier_ == 1  # n epsilon = 8000: per-column bounds
     lower, upper = model.bounds_
-    np.testing.assert_array_equal(lower, -1.0)  # the private grid's edges around (-1, 1)
-    np.testing.assert_array_equal(upper, 1.0)
-    assert model.bounds_y_[0] < np.quantile(y, 0.01) and model.bounds_y_[1] > np.quantile(y, 0.99)
+    # grid points a few steps beyond the features' 2% and 98% quantiles (-0.96, 0.96)
+    assert np.all((lower >= -2) & (lower <= -0.8) & (upper >= 0.8) & (upper <= 2))
+    assert model.bounds_y_[0] < np.quantile(y, 0.05) and model.bounds_y_[1] > np.quantile(y, 0.95)
+    assert model.bounds_y_[1] - model.bounds_y_[0] < 4 * np.ptp(y)
+
+
+def test_target_bounds_are_estimated_apart_from_the_features():
+    """A box shared with y would scale the features by y's range (diabetes: +-0.2 vs 346)."""
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-0.2, 0.2, size=(600, 10))
+    y = 150 + 400 * X[:, 0] + rng.normal(scale=10, size=600)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ClippingWarning)
+        model = FunctionalMechanismRegressor(random_state=0).fit(X, y)
+    assert model.bounds_tier_ == 2  # n epsilon = 600: one box for the ten features
+    assert np.all(model.bounds_[1] < 1.0) and model.bounds_y_[1] > 100
+    assert 0 < model.epsilon_split_["bounds"] <= 0.5
+
+
+def test_hopeless_budget_falls_back_to_public_bounds_with_a_warning():
+    X, y = _regression_data(20)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model = FunctionalMechanismRegressor(epsilon=0.1, random_state=0).fit(X, y)
+    messages = [str(w.message) for w in caught if w.category is UserWarning]
+    assert all(m.startswith("epsilon=0.1 with about") for m in messages)
+    assert any("Pass bounds=" in m for m in messages)
+    assert any("Pass bounds_y=" in m for m in messages)
+    assert model.bounds_tier_ == 3
+    np.testing.assert_array_equal(model.bounds_[1], 100.0)
+    assert math.fsum(model.epsilon_split_.values()) == pytest.approx(0.1, rel=1e-12)
+    assert np.all(np.isfinite(model.predict(X)))
+
+
+@pytest.mark.parametrize("kind", ["regressor", "classifier"])
+def test_predictions_weigh_the_columns_clipped_to_the_bounds(kind):
+    """The model was fitted on clipped columns: far rows are predicted as their clip."""
+    X, y = _regression_data(500) if kind == "regressor" else _blobs(500)
+    model = (
+        FunctionalMechanismRegressor(random_state=0, **REGRESSOR)
+        if kind == "regressor"
+        else FunctionalMechanismClassifier(random_state=0, **CLASSIFIER)
+    ).fit(X, y)
+    far = X * 1000
+    clipped = np.clip(far, *model.bounds_)
+    method = "predict" if kind == "regressor" else "decision_function"
+    np.testing.assert_array_equal(getattr(model, method)(far), getattr(model, method)(clipped))
+    inside = np.clip(X, *model.bounds_)
+    manual = inside @ model.coef_.T + model.intercept_
+    np.testing.assert_allclose(getattr(model, method)(inside), np.ravel(manual), rtol=1e-12)
 
 
 @pytest.mark.parametrize("n_classes", [2, 3, 4])

@@ -59,14 +59,15 @@ def audit_model(params, n_search, n_samples, random_state=0, statistic=None, **o
     )  # fmt: skip
 
 
-OUTPUT_L2 = {"C": OUTPUT_C, "noise": "l2"}
-OUTPUT_LAPLACE = {"C": OUTPUT_C, "noise": "laplace"}
+OUTPUT_L2 = {"C": OUTPUT_C, "noise": "l2", "mechanism": "output"}
+OUTPUT_LAPLACE = {"C": OUTPUT_C, "noise": "laplace", "mechanism": "output"}
 OBJECTIVE = {"C": OBJECTIVE_C, "mechanism": "objective"}
 
 
 def test_the_extra_record_moves_the_minimiser_by_the_whole_sensitivity():
     """The premise of the audits: at huge epsilon the release is w* on each dataset."""
     exact = {"epsilon": 1e12, "data_norm": 1.0, "fit_intercept": False, "classes": [0, 1]}
+    exact["mechanism"] = "output"
     first = PrivateSVM(C=OUTPUT_C, random_state=0, **exact).fit(*FIRST).coef_[0, 0]
     second = PrivateSVM(C=OUTPUT_C, random_state=0, **exact).fit(*SECOND).coef_[0, 0]
     assert first == pytest.approx(OUTPUT_C, abs=1e-3) and second == 0.0

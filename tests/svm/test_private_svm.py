@@ -26,10 +26,12 @@ X_IRIS, Y_IRIS = load_iris(return_X_y=True)
 NORM_IRIS = 12.0  # above every row norm of iris (max ~11.1)
 MARGIN = 1 - 2.0**-40  # the estimator's rounding margin on the scaled rows
 LATTICE = 2.0**-12  # l2_laplace's lattice step is at most this * sensitivity / sqrt(dim)
+# a declared data_norm: nothing spent on public inputs
+DECLARED_SPLIT = {"n_samples": 0.0, "bounds": 0.0, "data_norm": 0.0}
 
 
 def model(**params):
-    defaults = {"data_norm": NORM_BIN, "classes": [0, 1], "random_state": 0}
+    defaults = {"data_norm": NORM_BIN, "classes": [0, 1], "mechanism": "output", "random_state": 0}
     return PrivateSVM(**{**defaults, **params})
 
 
@@ -109,7 +111,7 @@ def test_output_ledger_spends_epsilon_once(noise, mechanism_name):
     assert entries == [(mechanism_name, 0.7)]
     assert ledger.total.epsilon == pytest.approx(0.7, rel=1e-12)
     assert fitted.privacy_spent_ == ledger.total
-    assert fitted.epsilon_split_ == {"noise": 0.7}
+    assert fitted.epsilon_split_ == {**DECLARED_SPLIT, "noise": 0.7}
 
 
 @pytest.mark.parametrize(
@@ -133,7 +135,7 @@ def test_objective_ledger_spends_epsilon(epsilon, C, huber_width):
     assert ledger.total.epsilon == pytest.approx(epsilon, rel=1e-12)
     assert fitted.privacy_spent_ == ledger.total
     assert fitted.epsilon_split_ == pytest.approx(
-        {"noise": epsilon - curvature, "curvature": curvature}, rel=1e-9
+        {**DECLARED_SPLIT, "noise": epsilon - curvature, "curvature": curvature}, rel=1e-9
     )
     assert math.fsum(fitted.epsilon_split_.values()) == pytest.approx(epsilon, rel=1e-12)
 
@@ -498,7 +500,6 @@ def test_rows_beyond_data_norm_are_clipped_with_a_warning():
 @pytest.mark.parametrize(
     ("params", "match"),
     [
-        ({"data_norm": None}, "data_norm=None.*public bound"),
         ({"data_norm": 0.0}, "'data_norm' parameter"),
         ({"data_norm": -1.0}, "'data_norm' parameter"),
         ({"kernel": "poly"}, "'kernel' parameter"),

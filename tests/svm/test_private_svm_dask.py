@@ -91,8 +91,9 @@ def test_dask_fit_needs_public_classes_and_data_norm():
     X = da.from_array(X_BIN, chunks=(100, -1))
     with pytest.raises(ValueError, match=r"needs public classes.*Pass classes="):
         model(classes=None).fit(X, Y_BIN)
-    with pytest.raises(ValueError, match=r"data_norm=None.*public bound"):
+    with PrivacyLedger() as ledger, pytest.raises(ValueError, match=r"needs public data_norm"):
         model(data_norm=None).fit(X, Y_BIN)
+    assert not ledger.entries  # refused before any spend
 
 
 def test_dask_bad_labels_are_named_before_any_spend():

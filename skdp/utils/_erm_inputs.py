@@ -1,0 +1,203 @@
+"""The public inputs of a norm-bounded ERM fit: a declared ``data_norm`` or a private one.
+
+:func:`private_row_inputs` is what :class:`~skdp.linear_model.ObjectivePerturbationLogistic`
+and :class:`~skdp.svm.PrivateSVM` (``kernel="linear"``) run before their mechanism. With
+``data_norm`` declared it spends nothing and leaves the rows as they are. With
+``data_norm=None`` it spends, under add/remove of one record:
+
+1. ``COUNT_SHARE`` (5%) of ``epsilon`` on a noisy record count ``n~``
+   (:func:`skdp.utils._bounds.noisy_count`, sensitivity 1);
+2. when ``n~`` says per-feature bounds are cheap (tier 1 of
+   :func:`skdp.utils._bounds.bounds_share` at a share of at most ``SCALE_MAX_SHARE``),
+   that share on private per-feature bounds (:func:`skdp.utils._bounds.estimate_bounds`),
+   which clip every column and map it into ``[-1, 1]`` (:class:`ColumnScaling`).
+   Unscaled mixed-unit features make the row norm track the largest-unit column (on
+   Adult, ``fnlwgt``: the model then predicts the majority class); scaled, every
+   feature counts. Otherwise nothing;
+3. ``clip(NORM_RECORDS / (n~ epsilon), 0.05, 0.25)`` of ``epsilon`` on the
+   ``NORM_QUANTILE`` (90%) quantile of the (scaled) row norms: one
+   :func:`skdp.utils._quantiles.scan_quantile` (AboveThreshold, one value per record).
+
+The mechanism gets the rest. Every share is a function of ``epsilon``, the number of
+features and ``n~`` (post-processing), so the whole is ``epsilon``-DP by sequential
+composition. The bounds and the scaling map are released as part of the model, whose
+predictions weigh the columns clipped to them, as in the fit (a bound the scan put
+too low then only silences its feature).
+
+Measured on Adult's numeric columns (15,000-row sample, 70/30 splits, 10 seeds,
+``ObjectivePerturbationLogistic()``, majority class 0.756): at ``epsilon = 1``,
+0.760 (worst seed 0.760: the majority class) unscaled, 0.800 (worst 0.788) scaled.
+
+``NORM_RECORDS = 40`` rather than the 15 records of
+:func:`skdp.utils._bounds.norm_share`: at 15 the scan stops below every row norm in
+2.6% of the fits of breast_cancer at ``epsilon = 1`` (5% share, 398 rows; then every
+row is clipped to a tiny norm and the model is inverted: accuracy 0.24 against a
+majority of 0.63), in 13% of those of iris; at 40, in none of 2000 runs on
+breast_cancer and 0.15% on iris.
+"""
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from skdp.utils._bounds import (
+    COUNT_SHARE,
+    NORM_QUANTILE,
+    bounds_share,
+    estimate_bounds,
+    noisy_count,
+)
+from skdp.utils._quantiles import scan_quantile
+from skdp.utils.validation import warn_clipped
+
+__all__ = ["ColumnScaling", "RowInputs", "private_row_inputs"]
+
+# per-feature bounds are estimated for scaling when tier 1 costs at most this share
+SCALE_MAX_SHARE = 0.25
+# the norm scan's share: this many records over n~ epsilon, within [0.05, 0.25]
+NORM_RECORDS = 40.0
+MIN_NORM_SHARE, MAX_NORM_SHARE = 0.05, 0.25
+# the smallest norm bound (the scan's first positive grid point)
+MIN_NORM = 2.0**-30
+
+
+def norm_share(n_noisy, epsilon):
+    """The share of ``epsilon`` the private row-norm bound takes (module docstring).
+
+    Examples
+    --------
+    >>> from skdp.utils._erm_inputs import norm_share
+    >>> norm_share(10_000, 1.0), norm_share(400, 1.0), norm_share(100, 1.0)
+    (0.05, 0.1, 0.25)
+    """
+    share = NORM_RECORDS / (max(n_noisy, 1) * epsilon)
+    return min(max(share, MIN_NORM_SHARE), MAX_NORM_SHARE)
+
+
+def _unit_grid(n_features):
+    """Public norm candidates for rows in ``[-1, 1]^d``: ``sqrt(d) 2^(-k/4)``, increasing."""
+    return math.sqrt(n_features) * 2.0 ** (-np.arange(40, -1, -1) / 4)
+
+
+@dataclass(frozen=True)
+class ColumnScaling:
+    """A public map of the columns into ``[-1, 1]``: clip to ``[lower, upper]``, centre, scale.
+
+    Built from private bounds, so applying it to rows and mapping a model back with
+    :meth:`original_units` are post-processing.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdp.utils._erm_inputs import ColumnScaling
+    >>> scaling = ColumnScaling(np.array([0.0, -1.0]), np.array([10.0, 1.0]))
+    >>> scaling.transform(np.array([[5.0, 3.0]]))
+    (array([[0., 1.]]), 1)
+    >>> scaling.original_units(np.array([[1.0, 1.0]]), np.array([0.0]))
+    (array([[0.2, 1. ]]), array([-1.]))
+    """
+
+    lower: np.ndarray
+    upper: np.ndarray
+
+    @property
+    def shift(self):
+        """The middle of each column's bounds."""
+        return (self.lower + self.upper) / 2
+
+    @property
+    def scale(self):
+        """Half the width of each column's bounds."""
+        return (self.upper - self.lower) / 2
+
+    def transform(self, X):
+        """``(X', n_clipped)``: the clipped, scaled rows and how many values were clipped."""
+        clipped = np.clip(X, self.lower, self.upper)
+        n_clipped = int(np.count_nonzero(clipped != X))
+        clipped -= self.shift
+        clipped /= self.scale
+        return clipped, n_clipped
+
+    def original_units(self, coef, intercept):
+        """A model ``coef . x' + intercept`` on the scaled columns, in the units of ``X``."""
+        coef = coef / self.scale
+        return coef, intercept - coef @ self.shift
+
+
+@dataclass
+class RowInputs:
+    """What :func:`private_row_inputs` resolved.
+
+    Attributes
+    ----------
+    X : ndarray
+        The rows the mechanism clips to ``data_norm`` (scaled when ``scaling`` is set).
+    data_norm : float
+        The row-norm bound, in the units of ``X``.
+    scaling : ColumnScaling or None
+    epsilon_split : dict
+        ``{"n_samples", "bounds", "data_norm"}``: the epsilon each took (0 if unused).
+    remaining : float
+        What is left for the mechanism.
+    """
+
+    X: np.ndarray
+    data_norm: float
+    scaling: ColumnScaling | None = None
+    epsilon_split: dict = field(default_factory=dict)
+    remaining: float = 0.0
+
+
+def private_row_inputs(X, data_norm, *, epsilon, rng, stacklevel=2):
+    """The rows and the row-norm bound a fit clips them to; what is left of ``epsilon``.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features) or dask array
+        Finite values; used as is when ``data_norm`` is given (a dask array then).
+    data_norm : float or None
+        The declared bound, or None to estimate it (module docstring).
+    epsilon : float
+        The fit's whole budget.
+    rng : numpy.random.Generator
+        The fit's one generator.
+    stacklevel : int, default=2
+        Of the ClippingWarning of the per-feature bounds, counted from the caller.
+
+    Returns
+    -------
+    RowInputs
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdp.utils._erm_inputs import private_row_inputs
+    >>> X = np.random.default_rng(0).normal(size=(20_000, 3))
+    >>> inputs = private_row_inputs(X, None, epsilon=1.0, rng=np.random.default_rng(0))
+    >>> inputs.scaling is not None, round(inputs.data_norm, 2), inputs.epsilon_split
+    (True, 1.22, {'n_samples': 0.05, 'bounds': 0.1, 'data_norm': 0.05})
+    """
+    split = {"n_samples": 0.0, "bounds": 0.0, "data_norm": 0.0}
+    if data_norm is not None:
+        return RowInputs(X, float(data_norm), epsilon_split=split, remaining=epsilon)
+    out = RowInputs(X, 0.0, epsilon_split=split)
+    split["n_samples"] = COUNT_SHARE * epsilon
+    n_noisy = noisy_count(X.shape[0], epsilon=split["n_samples"], random_state=rng)
+    share, tier = bounds_share(n_noisy, epsilon, X.shape[1])
+    candidates = {}
+    if tier == 1 and share <= SCALE_MAX_SHARE:
+        split["bounds"] = share * epsilon
+        lower, upper = estimate_bounds(X, epsilon=split["bounds"], tier=1, random_state=rng)
+        out.scaling = ColumnScaling(lower, upper)
+        out.X, n_clipped = out.scaling.transform(X)
+        warn_clipped(n_clipped, X.size, stacklevel=stacklevel + 1)
+        candidates["candidates"] = _unit_grid(X.shape[1])  # rows in [-1, 1]^d
+    split["data_norm"] = norm_share(n_noisy, epsilon) * epsilon
+    norms = np.sqrt(np.einsum("ij,ij->i", out.X, out.X))
+    quantile = scan_quantile(
+        norms, NORM_QUANTILE, epsilon=split["data_norm"], random_state=rng, **candidates
+    )
+    out.data_norm = max(quantile, MIN_NORM)
+    out.remaining = epsilon - math.fsum(split.values())
+    return out
