@@ -286,7 +286,12 @@ class TransactionCounts:
         counted so far (1 until ``n`` are counted): every subset of an itemset of support
         ``s`` has support ``>= s``, so every itemset at or above the final threshold is
         counted and the result is exact (that of
-        :func:`~skdp.frequent_patterns._mining.top_supports`).
+        :func:`~skdp.frequent_patterns._mining.top_supports`). Once ``n`` supports are
+        counted, only itemsets strictly above ``t`` are extended: an extension of one at
+        ``t`` has support ``<= t`` and cannot raise the ``n``-th largest, and without
+        this rule ties (one transaction holding every item: ``2**|I|`` itemsets of
+        support 1) would enumerate the whole lattice. Every level extended then holds
+        fewer than ``n`` itemsets.
 
         Parameters
         ----------
@@ -302,8 +307,9 @@ class TransactionCounts:
         best = np.zeros(0, dtype=np.int64)
 
         def update(best, new):
+            """The n largest so far, and the least support an extended itemset needs."""
             best = np.sort(np.r_[best, new[new > 0]])[::-1][:n]
-            return best, (int(best[n - 1]) if best.size >= n else 1)
+            return best, (int(best[n - 1]) + 1 if best.size >= n else 1)
 
         best, threshold = update(best, item_support)
         frequent = np.flatnonzero(item_support >= threshold)

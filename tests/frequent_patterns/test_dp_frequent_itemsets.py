@@ -330,9 +330,20 @@ def test_values_other_than_zero_and_one_need_binarize(make):
     counts = X.astype(np.int64)
     counts[3, 2] = 2
     with pytest.raises(ValueError, match="binarize"):
-        DPFrequentItemsets(random_state=0).fit(make(counts))
+        DPFrequentItemsets(binarize=None, random_state=0).fit(make(counts))
     with pytest.raises(ValueError, match="binarize"):
-        DPFrequentItemsets(random_state=0).fit(make(X * 0.5))
+        DPFrequentItemsets(binarize=None, random_state=0).fit(make(X * 0.5))
+
+
+@pytest.mark.parametrize("make", [np.asarray, sp.csr_matrix], ids=["dense", "sparse"])
+def test_the_default_binarize_reads_positive_values_as_present(make):
+    """binarize=0.0 (BernoulliNB's default): counts and booleans give the same model."""
+    counts = X.astype(np.int64) * np.random.default_rng(0).integers(1, 5, X.shape)
+    model = DPFrequentItemsets(epsilon=1.0, top_k=8, random_state=3).fit(make(counts))
+    reference = DPFrequentItemsets(epsilon=1.0, top_k=8, random_state=3).fit(X)
+    pd.testing.assert_frame_equal(model.frequent_itemsets_, reference.frequent_itemsets_)
+    strict = DPFrequentItemsets(epsilon=1.0, top_k=8, binarize=None, random_state=3).fit(X)
+    pd.testing.assert_frame_equal(strict.frequent_itemsets_, reference.frequent_itemsets_)
 
 
 @pytest.mark.parametrize("make", [np.asarray, sp.csr_matrix], ids=["dense", "sparse"])

@@ -6,7 +6,7 @@ import pytest
 
 from skdp.frequent_patterns import DPFrequentItemsets
 from skdp.frequent_patterns._counts import TransactionCounts
-from skdp.frequent_patterns._itemsets import _Transactions as Transactions
+from skdp.frequent_patterns._transactions import Transactions
 
 da = pytest.importorskip("dask.array", reason="dask is not installed (the dask extra)")
 dd = pytest.importorskip("dask.dataframe", reason="dask is not installed (the dask extra)")
@@ -118,19 +118,20 @@ def test_transaction_counts_on_dask_equal_the_in_memory_ones(wide):
 def test_dask_mining_refuses_values_other_than_0_1(transactions, method):
     X = da.from_array(transactions * 2, chunks=1000)
     with pytest.raises(ValueError, match="0/1 incidence matrix"):
-        DPFrequentItemsets(method=method, top_k=3, random_state=0).fit(X)
+        DPFrequentItemsets(method=method, top_k=3, binarize=None, random_state=0).fit(X)
 
 
-def test_dask_needs_public_items_beyond_twenty_columns():
+def test_dask_tdps_needs_public_items_beyond_twenty_columns_and_auto_does_not():
     X = da.zeros((100, 21), dtype=bool, chunks=50)
-    with pytest.raises(ValueError, match="need a public item set"):
-        DPFrequentItemsets().fit(X)
+    with pytest.raises(ValueError, match=r"at most 20 items.*items="):
+        DPFrequentItemsets(method="tdps-bins").fit(X)
+    assert DPFrequentItemsets(top_k=3, random_state=0).fit(X).method_ == "privbasis"
 
 
 def test_dask_values_other_than_0_1_are_refused(transactions):
     X = da.from_array(transactions * 2, chunks=1000)
     with pytest.raises(ValueError, match="0/1 incidence matrix"):
-        DPFrequentItemsets(random_state=0).fit(X)
+        DPFrequentItemsets(binarize=None, random_state=0).fit(X)
 
 
 def _assert_same_model(remote, local):
