@@ -10,6 +10,10 @@ concept of the cut that holds it).
 import numpy as np
 
 from skdp.datasets._taxonomies import check_taxonomy
+from skdp.utils._quantiles import GEOMETRIC_GRID
+
+# the split points of a numeric column without bounds: 0 and +-2**(k/4), 2**-30..2**62
+SIGNED_GRID = np.concatenate([-GEOMETRIC_GRID[::-1], [0.0], GEOMETRIC_GRID])
 
 
 class CategoricalAttribute:
@@ -132,16 +136,22 @@ class CategoricalAttribute:
 class NumericAttribute:
     """A numeric attribute generalized into intervals of a public domain ``[low, high)``.
 
-    Candidate split points of an interval ``[a, b)`` are the ``n_split_points`` evenly
-    spaced points strictly inside it: a public grid fixed by the interval alone.
+    With finite declared bounds, the candidate split points of an interval ``[a, b)``
+    are the ``n_split_points`` evenly spaced points strictly inside it. Without bounds
+    (``low=-inf``, ``high=inf``) the root is the whole real line and the candidates of
+    an interval are the points of the public scale-free grid ``SIGNED_GRID`` (``0`` and
+    ``+-2**(k/4)``, ``2**-30`` to ``2**62``) inside it, or the ``n_split_points`` even
+    points once a finite interval holds fewer than two of them. Either way the
+    candidates are fixed by the interval alone.
 
     Parameters
     ----------
     name : str
     low, high : float
-        The public root domain; values must already be clipped into it.
+        The public root domain; values must already be clipped into it. ``-inf`` and
+        ``inf`` select the scale-free grid.
     n_split_points : int
-        Candidate split points per interval.
+        Candidate split points per interval (of the even grid).
     """
 
     kind = "numeric"
@@ -150,6 +160,7 @@ class NumericAttribute:
         self.name = name
         self.n_split_points = n_split_points
         self.intervals = [(float(low), float(high))]
+        self.scale_free = not (np.isfinite(low) and np.isfinite(high))
         self.cut = [0]
 
     def encode(self, column):
@@ -166,6 +177,10 @@ class NumericAttribute:
 
     def split_points(self, concept):
         low, high = self.intervals[concept]
+        if self.scale_free:
+            inside = SIGNED_GRID[(SIGNED_GRID > low) & (SIGNED_GRID < high)]
+            if inside.size >= 2 or not np.isfinite(high - low):
+                return inside
         steps = np.arange(1, self.n_split_points + 1) / (self.n_split_points + 1)
         points = low + (high - low) * steps
         return np.unique(points[(points > low) & (points < high)])
@@ -207,3 +222,55 @@ class NumericAttribute:
             if a <= low and high <= b:
                 return c
         raise KeyError(concept)
+
+
+class OrderedCategoricalAttribute(NumericAttribute):
+    """A categorical attribute generalized into ranges of its public category order.
+
+    The default for a categorical column without a taxonomy: value ``i`` of the declared
+    order is encoded as ``i`` and the column is then split like a numeric one, between
+    consecutive categories. Every boundary inside a range is a candidate split point
+    (``m - 1`` at the root for ``m`` categories), so the selection can isolate a single
+    category or group neighbours in one step; a flat fan-out would multiply the cells by
+    ``m`` at once. Everything is public: the order is the declared one (``categories``,
+    or the categorical dtype's categories).
+
+    Parameters
+    ----------
+    name : str
+    values : list of str
+        The declared categories, in their public order.
+    """
+
+    kind = "ordered"
+
+    def __init__(self, name, values):
+        self.values = list(values)
+        if len(set(self.values)) != len(self.values):
+            raise ValueError(f"Column {name!r}: the declared categories repeat a value.")
+        self._index = {v: i for i, v in enumerate(self.values)}
+        super().__init__(name, -0.5, len(self.values) - 0.5, max(1, len(self.values) - 1))
+
+    def encode(self, column):
+        """Map values to their index in the declared order; raise on an unknown value."""
+        index = self._index
+        codes = np.fromiter((index.get(v, -1) for v in column), dtype=np.int64, count=len(column))
+        if (codes < 0).any():
+            unknown = sorted({str(v) for v, c in zip(column, codes, strict=True) if c < 0})
+            raise ValueError(
+                f"Column {self.name!r} has values that are not among its declared "
+                f"categories: {unknown[:10]}. Add them to the categories (or taxonomy)."
+            )
+        return codes.astype(float)
+
+    def split_points(self, concept):
+        """The boundaries between consecutive categories inside the range."""
+        low, high = self.intervals[concept]
+        return np.arange(np.ceil(low) + 0.5, high, 1.0)
+
+    def label(self, concept):
+        low, high = self.intervals[concept]
+        inside = self.values[int(np.ceil(low)) : int(np.ceil(high))]
+        if len(inside) == len(self.values):
+            return "Any" if "Any" not in self.values else "Any (root)"
+        return inside[0] if len(inside) == 1 else "{" + ", ".join(inside) + "}"

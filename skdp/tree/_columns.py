@@ -1,14 +1,15 @@
 """From a user's table to public attribute domains and encoded columns.
 
-Decides which columns are categorical, builds each one's public domain (a taxonomy, a
-declared value list, or an interval from public or privately estimated bounds), and
-encodes rows. Only the fallbacks warned about below ever look at the data: observed
-categories (``PrivacyLeakWarning``) and ``bounds=None`` (a budgeted DP estimate); on a
-dask collection both are refused, and the rows are encoded block by block where they
-live (:func:`dask_records`).
+Decides which columns are categorical, builds each one's public domain (a taxonomy, the
+ranges of a declared category order, or an interval of a numeric column: its declared
+bounds, or ``(-inf, inf)`` split on a public scale-free grid), and encodes rows. Nothing
+here spends budget and only one fallback looks at the data: observed categories
+(``PrivacyLeakWarning``, refused on a dask collection). The rows of a dask collection
+are encoded block by block where they live (:func:`dask_records`).
 """
 
 import warnings
+from collections.abc import Mapping
 from functools import partial
 
 import numpy as np
@@ -17,9 +18,12 @@ import scipy.sparse as sp
 from sklearn.utils import check_array
 
 from skdp.exceptions import PrivacyLeakWarning
-from skdp.tree._attributes import CategoricalAttribute, NumericAttribute
-from skdp.utils._bounds import BOUNDS_SHARE, estimate_bounds
-from skdp.utils._stats import as_dask_array, is_dask_collection, require_public, sum_blocks
+from skdp.tree._attributes import (
+    CategoricalAttribute,
+    NumericAttribute,
+    OrderedCategoricalAttribute,
+)
+from skdp.utils._stats import as_dask_array, is_dask_collection, sum_blocks
 from skdp.utils.validation import clip_to_bounds, resolve_bounds, resolve_classes, warn_clipped
 
 
@@ -66,11 +70,6 @@ def _declared(categorical_features, names):
     return chosen
 
 
-def _flat_tree(values):
-    root = "Any" if "Any" not in values else "Any (root)"
-    return {root: list(values)}
-
-
 class Columns:
     """The attributes of one fit and how to encode rows for them.
 
@@ -78,14 +77,11 @@ class Columns:
     ----------
     names : list of str
     attributes : list
-    bounds_epsilon : float
-        Epsilon spent estimating numeric bounds (0 with public bounds).
     """
 
-    def __init__(self, names, attributes, bounds_epsilon):
+    def __init__(self, names, attributes):
         self.names = names
         self.attributes = attributes
-        self.bounds_epsilon = bounds_epsilon
 
     def encode(self, frame, *, clip_warning=False):
         """Encoded values per attribute of a frame returned by :func:`as_frame`."""
@@ -94,7 +90,7 @@ class Columns:
         encoded = []
         for j, attribute in enumerate(self.attributes):
             column = frame.iloc[:, j]
-            if attribute.kind == "categorical":
+            if attribute.kind != "numeric":  # categories: a taxonomy or a declared order
                 if column.isna().any():
                     raise ValueError(
                         f"Column {self.names[j]!r} has missing values; DPDecisionTree does "
@@ -117,13 +113,24 @@ def _numbers(column, name):
     return values
 
 
-def split_columns(estimator, frame, *, from_frame, rng, lazy=False):
-    """Build the :class:`Columns` of a fit, spending bounds budget if needed.
+def split_columns(estimator, frame, *, from_frame, lazy=False):
+    """Build the :class:`Columns` of a fit from the declared and default domains.
 
     ``frame`` comes from :func:`as_frame`; ``from_frame`` says whether the user passed a
-    DataFrame (only then are object/string columns taken as categorical). ``lazy``:
-    ``frame`` is the empty frame of a dask collection (:func:`dask_input`), so only
-    declared domains can be used and a data-derived default raises.
+    DataFrame (only then are object/string columns taken as categorical). A categorical
+    column without a taxonomy is split into ranges of its declared category order
+    (:class:`~skdp.tree._attributes.OrderedCategoricalAttribute`); a numeric column
+    without declared bounds gets the root ``(-inf, inf)`` and the public scale-free grid
+    of split points (:class:`~skdp.tree._attributes.NumericAttribute`). Nothing here
+    spends budget. ``lazy``: ``frame`` is the empty frame of a dask collection
+    (:func:`dask_input`), so categories must be declared.
+
+    Returns
+    -------
+    columns : Columns
+    bounds : dict
+        ``{column: (lower, upper)}`` of every numeric column: declared, or
+        ``(-inf, inf)``.
     """
     names = [str(c) if isinstance(c, str) else f"x{j}" for j, c in enumerate(frame.columns)]
     declared = _declared(estimator.categorical_features, names)
@@ -157,36 +164,45 @@ def split_columns(estimator, frame, *, from_frame, rng, lazy=False):
                     PrivacyLeakWarning,
                     stacklevel=3,
                 )
-            attributes.append(CategoricalAttribute(name, _flat_tree(values)))
+            attributes.append(OrderedCategoricalAttribute(name, values))
         else:
             attributes.append(None)
             numeric.append(j)
-    bounds_epsilon = 0.0
-    if numeric:
-        numeric_names = [names[j] for j in numeric]
-        if not lazy:
-            values = np.column_stack([_numbers(frame.iloc[:, j], names[j]) for j in numeric])
-        resolved = resolve_bounds(
-            _only_numeric(estimator.bounds, names, numeric_names),
-            len(numeric),
-            feature_names=numeric_names,
+    numeric_names = [names[j] for j in numeric]
+    lower, upper = declared_bounds(estimator.bounds, names, numeric_names)
+    for j, low, high in zip(numeric, lower, upper, strict=True):
+        attributes[j] = NumericAttribute(names[j], low, high, estimator.n_split_points)
+    bounds = {name: (float(low), float(high))
+              for name, low, high in zip(numeric_names, lower, upper, strict=True)}  # fmt: skip
+    return Columns(names, attributes), bounds
+
+
+def declared_bounds(bounds, names, numeric_names):
+    """The declared ``(lower, upper)`` of every numeric column, ``(-inf, inf)`` where
+    undeclared.
+
+    A dict names some columns (the others are undeclared; entries naming categorical
+    columns are unused); a tuple or arrays cover every numeric column, in order
+    (:func:`skdp.utils.validation.resolve_bounds`).
+    """
+    n = len(numeric_names)
+    if bounds is None:
+        return np.full(n, -np.inf), np.full(n, np.inf)
+    if not isinstance(bounds, Mapping):
+        return resolve_bounds(bounds, n, feature_names=numeric_names)
+    given = {str(k): v for k, v in bounds.items()}
+    unknown = sorted(set(given) - set(names))
+    if unknown:
+        raise ValueError(
+            f"bounds names columns that X does not have: {unknown}; the columns are {names}"
         )
-        if lazy:
-            require_public(resolved, "bounds", estimator)
-        if resolved is None:
-            bounds_epsilon = estimator.epsilon * BOUNDS_SHARE
-            resolved = estimate_bounds(values, epsilon=bounds_epsilon, random_state=rng)
-        for j, low, high in zip(numeric, *resolved, strict=True):
-            attributes[j] = NumericAttribute(names[j], low, high, estimator.n_split_points)
-    return Columns(names, attributes, bounds_epsilon)
-
-
-def _only_numeric(bounds, names, numeric_names):
-    """A dict of bounds may also name categorical columns; those entries are unused."""
-    if isinstance(bounds, dict):
-        categorical = set(names) - set(numeric_names)
-        return {k: v for k, v in bounds.items() if str(k) not in categorical}
-    return bounds
+    lower, upper = np.full(n, -np.inf), np.full(n, np.inf)
+    chosen = [f for f in numeric_names if f in given]
+    if chosen:
+        at = [numeric_names.index(f) for f in chosen]
+        pairs = {f: given[f] for f in chosen}
+        lower[at], upper[at] = resolve_bounds(pairs, len(chosen), feature_names=chosen)
+    return lower, upper
 
 
 # --- dask collections ------------------------------------------------------------------

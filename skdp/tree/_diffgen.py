@@ -49,14 +49,14 @@ def grow(specializer, *, n_levels, epsilon_step, score, sensitivity, noise, rng)
             splits[(a, concept)] = float(points[select(scores)])
 
     for a, attribute in enumerate(specializer.attributes):
-        if attribute.kind == "numeric":
+        if attribute.kind != "categorical":  # numeric, or ranges of a category order
             choose_split(a, attribute.cut[0])
 
     for step in range(n_levels):
         found, scores = [], []
         for a, concept in specializer.open_concepts():
             split = splits.get((a, concept))
-            numeric = specializer.attributes[a].kind == "numeric"
+            numeric = specializer.attributes[a].kind != "categorical"
             if (numeric and split is None) or not specializer.fits_after(a, concept, split):
                 continue
             found.append((a, concept, split))

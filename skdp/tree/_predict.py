@@ -4,8 +4,12 @@
 every block / partition of a dask collection (post-processing).
 """
 
+from functools import partial
+
 import numpy as np
 import pandas as pd
+
+from skdp.utils._stats import map_rows
 
 
 class Model:
@@ -73,3 +77,30 @@ def label_dtype(labels):
 
 def keep_index(function, partition):
     return function(partition).set_axis(partition.index)
+
+
+def lazy_apply(function, X, *, dtype, columns, classes):
+    """``function`` (a :class:`Model` method) on every block of a validated dask ``X``.
+
+    ``columns``: the width of the result (None for the labels, one per row).
+    """
+    import dask.dataframe as dd
+
+    if not isinstance(X, dd.DataFrame):
+        return map_rows(function, X, dtype=dtype, columns=columns)
+    if columns is None:  # the labels; strings as objects, as dask arrays hold them
+        meta = pd.Series(classes, dtype=label_dtype(classes)).iloc[:0]
+        return X.map_partitions(partial(as_series_partition, function), meta=meta).to_dask_array()
+    meta = pd.DataFrame({j: pd.Series(dtype=dtype) for j in range(columns)})
+    return X.map_partitions(partial(as_frame_partition, function), meta=meta).to_dask_array()
+
+
+def lazy_generalize(model, X):
+    """:meth:`Model.generalize` on every partition of a validated dask ``X``."""
+    import dask.dataframe as dd
+
+    if not isinstance(X, dd.DataFrame):
+        X = dd.from_dask_array(X)
+    # the dtype pandas gives to labels (object, or str from pandas 3 on)
+    meta = pd.DataFrame({name: ["label"] for name in model.columns.names}).iloc[:0]
+    return X.map_partitions(partial(keep_index, model.generalize), meta=meta)

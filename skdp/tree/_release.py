@@ -98,3 +98,31 @@ def fit_tree_on_release(positions, counts, noise_floor, random_state):
     )
     tree.fit(X[keep], y[keep], sample_weight=weight[keep])
     return tree, tree.classes_
+
+
+def fit_classifier(kind, attributes, history, counts, counts_epsilon, rng):
+    """The post-processing classifier ``kind`` ("tree" or "leaf") on the clamped counts.
+
+    Returns ``(leaf_proba, tree, tree_classes)``, None where unused.
+    """
+    # counts under the floor are taken as empty: about the largest noise among the
+    # square root of the number of counts, and at least 1.4 noise standard deviations
+    noise_floor = max(2.0, np.log(counts.size) / 2) / counts_epsilon
+    if kind == "leaf":
+        return leaf_probabilities(attributes, history, counts, noise_floor), None, None
+    positions = cell_positions([len(a.cut) for a in attributes])
+    seed = int(rng.integers(2**31 - 1))
+    return (None, *fit_tree_on_release(positions, counts, noise_floor, seed))
+
+
+def cut_records(attributes, names, history):
+    """``cuts_``: one dict per specialization (column, concept, split, children)."""
+    return [
+        {
+            "feature": names[a],
+            "concept": attributes[a].label(concept),
+            "split": split,
+            "children": [attributes[a].label(c) for c in children],
+        }
+        for a, concept, split, children in history
+    ]

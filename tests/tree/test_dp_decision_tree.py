@@ -30,14 +30,17 @@ TAXONOMY = {"colour": {"Any": [{"warm": ["red", "green", "blue"]}, "black"]}}
 
 @pytest.mark.parametrize("algorithm", ["maxgddp", "diffgen"])
 @pytest.mark.parametrize("bounds", [(0.0, 8.0), None])
-def test_ledger_measures_exactly_epsilon(algorithm, bounds):
-    X, y = np.tile(X_IRIS, (10, 1)), np.tile(Y_IRIS, 10)  # enough rows for private bounds
+@pytest.mark.parametrize("n_levels", [4, "auto"])
+def test_ledger_measures_exactly_epsilon(algorithm, bounds, n_levels):
     model = DPDecisionTree(
-        algorithm, epsilon=5.0, n_levels=4, bounds=bounds, classes=[0, 1, 2], random_state=0
-    ).fit(X, y)
+        algorithm, epsilon=5.0, n_levels=n_levels, bounds=bounds, classes=[0, 1, 2],
+        random_state=0,
+    ).fit(X_IRIS, Y_IRIS)  # fmt: skip
     assert model.privacy_spent_.epsilon == pytest.approx(5.0, rel=1e-12)
     assert sum(model.epsilon_split_.values()) == pytest.approx(5.0, rel=1e-12)
-    assert (model.epsilon_split_["bounds"] > 0) == (bounds is None)
+    # only the auto depth releases a count; bounds never cost budget
+    assert set(model.epsilon_split_) == {"n_samples", "selection", "counts"}
+    assert model.epsilon_split_["n_samples"] == (0.25 if n_levels == "auto" else 0.0)
 
 
 def test_a_fit_inside_an_outer_ledger_is_charged_there():

@@ -79,6 +79,17 @@ def test_dask_array_fit_gives_the_numpy_release(dask_client, algorithm):
     assert remote.n_features_in_ == 4 and not hasattr(remote, "feature_names_in_")
 
 
+def test_dask_default_fit_without_bounds_gives_the_numpy_release(dask_client, mixed):
+    # no bounds and the auto depth: the scale-free grid and a count of the blocks' rows
+    X, y = mixed
+    params = {"classes": ["no", "yes"], "random_state": 2}
+    local = DPDecisionTree(**params).fit(X, y)
+    remote = DPDecisionTree(**params).fit(*_dask_frame(X, y))
+    assert_same_fit(remote, local)
+    assert local.epsilon_split_["n_samples"] > 0 and local.n_levels_ >= 1
+    assert remote.bounds_ == {"size": (-np.inf, np.inf), "weight": (-np.inf, np.inf)}
+
+
 def test_sparse_count_tensors_give_the_same_release(dask_client, mixed, monkeypatch):
     # counts beyond DENSE_LIMIT travel as (key, count) pairs, merged over the blocks
     X, y = mixed
@@ -118,11 +129,9 @@ def test_dask_fit_warns_about_clipped_values(dask_client, mixed):
     assert caught[0].filename == __file__
 
 
-def test_dask_fit_needs_public_domains_and_classes(mixed):
+def test_dask_fit_needs_public_categories_and_classes(mixed):
     X, y = mixed
     frame, target = _dask_frame(X, y)
-    with pytest.raises(ValueError, match="needs public bounds"):
-        DPDecisionTree(classes=["no", "yes"]).fit(frame, target)
     with pytest.raises(ValueError, match="needs public classes"):
         DPDecisionTree(bounds=FRAME_PUBLIC["bounds"]).fit(frame, target)
     unknown = frame.assign(colour=frame["colour"].cat.as_unknown())
