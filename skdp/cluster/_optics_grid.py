@@ -5,12 +5,14 @@ clustering of the cells) or maps rows one by one, so it runs block by block on d
 """
 
 import math
+from numbers import Integral, Real
 
 import numpy as np
+from sklearn.cluster import cluster_optics_xi
 
 from skdp.cluster._grid import cell_index
 
-__all__ = ["GridMap", "distance_grid", "given_grid", "xi_labels"]
+__all__ = ["GridMap", "distance_grid", "given_grid", "xi_clusters", "xi_labels"]
 
 
 def distance_grid(lower, upper, radius, max_cells):
@@ -78,6 +80,39 @@ class GridMap:
         n_clusters = int(self.grid_labels.max(initial=-1)) + 1
         labels = self.labels(block)
         return np.bincount(np.where(labels < 0, n_clusters, labels), minlength=n_clusters + 1)
+
+
+def xi_clusters(
+    reachability, predecessor, ordering, weights, *, min_samples, min_cluster_size, xi, min_cells
+):
+    """scikit-learn's xi clusters of the weighted cells, filtered by noisy weight.
+
+    Clusters span at least ``min_cells`` cells (in the xi extraction) and hold at least
+    ``min_cluster_size`` of weight (a float in (0, 1]: that fraction of the total).
+    Post-processing of the ordering of the released histogram.
+
+    Returns
+    -------
+    ndarray of shape (n_clusters, 2)
+        Start and end positions in ``ordering``, inner clusters first.
+    """
+    n_cells = ordering.size
+    if n_cells < 2:  # a xi cluster has at least two cells
+        return np.empty((0, 2), dtype=np.intp)
+    _, hierarchy = cluster_optics_xi(
+        reachability=reachability,
+        predecessor=predecessor,
+        ordering=ordering,
+        min_samples=min(max(min_samples, 2), n_cells),
+        min_cluster_size=min(min_cells, n_cells),
+        xi=xi,
+    )
+    # scikit-learn's size filter counts cells; filter on the clusters' noisy weight
+    mass = np.concatenate([[0.0], np.cumsum(weights[ordering])])
+    if isinstance(min_cluster_size, Real) and not isinstance(min_cluster_size, Integral):
+        min_cluster_size = min_cluster_size * mass[-1]
+    hierarchy = np.asarray(hierarchy, dtype=np.intp).reshape(-1, 2)  # none: shape (0,)
+    return hierarchy[mass[hierarchy[:, 1] + 1] - mass[hierarchy[:, 0]] >= min_cluster_size]
 
 
 def xi_labels(ordering, clusters):

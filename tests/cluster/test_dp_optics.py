@@ -17,6 +17,7 @@ import skdp.cluster._grid as grid
 import skdp.cluster._optics as optics_module
 from skdp import PrivacyLedger
 from skdp.cluster import DPOPTICS
+from skdp.cluster._optics_grid import xi_clusters, xi_labels
 from skdp.cluster._weighted_optics import weighted_core_distances, weighted_optics
 from skdp.exceptions import ClippingWarning
 
@@ -558,3 +559,16 @@ def test_eps_grid_is_capped_at_the_cell_budget():
     model = DPOPTICS(bounds=(-1.0, 1.0), cluster_method="dbscan", eps=0.01, random_state=0)
     shape = model.fit(X).grid_shape_
     assert np.prod(shape) <= optics_module.MAX_OPTICS_CELLS
+
+
+def test_xi_without_any_cluster_gives_an_empty_hierarchy():
+    """scikit-learn returns a 1-d empty array when nothing is reachable (every cell a
+    noise cell, e.g. a fine grid on few records): no IndexError, no cluster."""
+    reachability = np.full(4, np.inf)
+    ordering, predecessor = np.arange(4), np.full(4, -1)
+    hierarchy = xi_clusters(
+        reachability, predecessor, ordering, np.ones(4),
+        min_samples=2, min_cluster_size=2, xi=0.05, min_cells=2,
+    )  # fmt: skip
+    assert hierarchy.shape == (0, 2)
+    np.testing.assert_array_equal(xi_labels(ordering, hierarchy), [-1, -1, -1, -1])
