@@ -1,9 +1,7 @@
 """Differentially private linear models: the functional mechanism and objective perturbation."""
 
-from skdp.linear_model._functional_mechanism import (
-    FunctionalMechanismClassifier,
-    FunctionalMechanismRegressor,
-)
+from skdp.linear_model._fm_classifier import FunctionalMechanismClassifier
+from skdp.linear_model._functional_mechanism import FunctionalMechanismRegressor
 from skdp.linear_model._objective_perturbation import ObjectivePerturbationLogistic
 
 __all__ = [

@@ -19,11 +19,9 @@ from skdp.utils._erm import (
     MAX_ITER,
     RowLoss,
     minimise,
-    persist_design,
     perturbation_parameters,
-    unit_ball_design,
 )
-from skdp.utils._erm_inputs import private_row_inputs
+from skdp.utils._erm_inputs import norm_bounded_design
 from skdp.utils._stats import as_dask_xy, is_dask_collection, public_classes, require_public
 from skdp.utils.validation import (
     EPSILON_CONSTRAINT,
@@ -198,6 +196,16 @@ class ObjectivePerturbationLogistic(
     noise has sensitivity ``sqrt 2`` and the Jacobian term costs
     ``(K - 1) log(1 + 1 / (2 Lambda))``, with the same rule for ``Delta``.
 
+    **Defaults, measured** (``ObjectivePerturbationLogistic(random_state=seed)``,
+    nothing declared, ``epsilon = 1``, 70/30 splits, 10 seeds; mean, worst seed,
+    majority class): breast_cancer 0.885, 0.836, 0.626; Adult's numeric columns
+    0.800, 0.788, 0.756 (0.760 without the per-feature scaling: only ``fnlwgt``
+    counted); iris 0.353, 0.111, 0.333 and wine 0.363, 0.074, 0.389. On iris and wine
+    (105 and 124 training rows, 15 and 42 parameters) no setting of the inputs
+    rescues the worst seed at ``epsilon = 1``: with the true min-max scaling and the
+    true 90% norm declared it stays at 0.27 and 0.32; at ``epsilon = 5`` the defaults
+    give 0.718 (worst 0.667) and 0.654 (worst 0.593).
+
     **Differences from the paper**: the summed objective with a fixed ``Lambda`` (the
     paper's ``n Lambda``; the averaged form would make the regulariser depend on the
     private ``n``); add/remove neighbours; ``Delta`` is switched on when the Jacobian
@@ -311,17 +319,10 @@ class ObjectivePerturbationLogistic(
                 self.classes, y, estimator_name=type(self).__name__, stacklevel=4
             )
         with PrivacyLedger() as ledger:
-            inputs = private_row_inputs(
-                X, self.data_norm, epsilon=self.epsilon, rng=rng, stacklevel=4
-            )
-            if is_dask_collection(X):
-                design, codes = persist_design(
-                    X, codes, norm=inputs.data_norm, fit_intercept=self.fit_intercept, stacklevel=4
-                )
-            else:
-                design = unit_ball_design(
-                    inputs.X, inputs.data_norm, fit_intercept=self.fit_intercept
-                )
+            design, codes, inputs = norm_bounded_design(
+                X, codes, self.data_norm, epsilon=self.epsilon, rng=rng,
+                fit_intercept=self.fit_intercept, stacklevel=4,
+            )  # fmt: skip
             K, dim = len(classes), design.shape[1]
             if K == 2:
                 problems = [_Logistic(design, 1)]

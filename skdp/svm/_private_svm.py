@@ -17,16 +17,13 @@ from skdp.linear_model._base import LinearDecisionMixin, clipped_features
 from skdp.mechanisms import check_random_state, l2_laplace, l2_laplace_noise, laplace
 from skdp.svm._hinge import certified_hinge_svm
 from skdp.svm._huber import Huber
+from skdp.svm._random_features import random_feature_design, random_fourier_features
 from skdp.utils._erm import (
     MAX_ITER,
-    NORM_MARGIN,
-    Design,
     minimise,
-    persist_design,
     perturbation_parameters,
-    unit_ball_design,
 )
-from skdp.utils._erm_inputs import RowInputs, private_row_inputs
+from skdp.utils._erm_inputs import RowInputs, norm_bounded_design
 from skdp.utils._stats import as_dask_xy, is_dask_collection, public_classes, require_public
 from skdp.utils.validation import (
     EPSILON_CONSTRAINT,
@@ -38,12 +35,6 @@ from skdp.utils.validation import (
 __all__ = ["PrivateSVM"]
 
 _OBJECTIVE_TOL = 1e-10  # Newton's stopping rule for mechanism="objective" (see _erm)
-
-
-def random_fourier_features(X, frequencies):
-    """``[cos(X rho^T), sin(X rho^T)] / sqrt(D)`` for ``D`` frequencies: rows of norm 1."""
-    projection = X @ frequencies.T
-    return np.hstack([np.cos(projection), np.sin(projection)]) / math.sqrt(len(frequencies))
 
 
 class PrivateSVM(
@@ -181,6 +172,13 @@ class PrivateSVM(
 
     One-vs-rest with ``K > 2`` classes: every record is in all ``K`` problems, so each
     gets ``epsilon / K``.
+
+    **Defaults, measured** (``PrivateSVM(random_state=seed)``: linear, objective,
+    nothing declared; ``epsilon = 1``, 70/30 splits, 10 seeds; mean, worst seed,
+    majority class): breast_cancer 0.884, 0.830, 0.626; Adult's numeric columns
+    0.794, 0.782, 0.756; iris 0.396, 0.044, 0.333 and wine 0.457, 0.278, 0.389 (too
+    few rows for the parameters at this epsilon; 0.651 and 0.643 at ``epsilon = 5``).
+    ``mechanism="output"`` with the default ``C``: Adult 0.570, worst 0.244.
 
     **Differences from the papers**: summed loss (no private ``n`` in the objective),
     add/remove neighbours and the sensitivity above; an intercept inside the norm
@@ -348,32 +346,18 @@ class PrivateSVM(
         """The features of norm <= 1 (with the constant column), not materialised; on
         dask input persisted in the workers' memory with the codes. Linear: the rows
         clipped to the (declared or private) ``data_norm``."""
-        dask = is_dask_collection(X)
         if self.kernel == "linear":
-            inputs = private_row_inputs(
-                X, self.data_norm, epsilon=self.epsilon, rng=rng, stacklevel=5
-            )
-            if dask:
-                design, codes = persist_design(
-                    X, codes, norm=inputs.data_norm, fit_intercept=self.fit_intercept, stacklevel=5
-                )
-                return design, codes, inputs
-            design = unit_ball_design(inputs.X, inputs.data_norm, fit_intercept=self.fit_intercept)
-            return design, codes, inputs
-        inputs = RowInputs(X, 1.0, epsilon_split={}, remaining=self.epsilon)
+            return norm_bounded_design(
+                X, codes, self.data_norm, epsilon=self.epsilon, rng=rng,
+                fit_intercept=self.fit_intercept, stacklevel=5,
+            )  # fmt: skip
         self.random_frequencies_ = rng.normal(
             scale=math.sqrt(2 * self.gamma), size=(-(-self.n_components // 2), X.shape[1])
         )
-        if dask:
-            features = self._block_features()
-            design, codes = persist_design(
-                X, codes, features=features, fit_intercept=self.fit_intercept
-            )
-            return design, codes, inputs
-        features = random_fourier_features(X, self.random_frequencies_)
-        if self.fit_intercept:
-            return Design(features, NORM_MARGIN / math.sqrt(2), 1.0), codes, inputs
-        return Design(features, NORM_MARGIN, None), codes, inputs
+        design, codes = random_feature_design(
+            X, codes, self.random_frequencies_, fit_intercept=self.fit_intercept
+        )
+        return design, codes, RowInputs(X, 1.0, epsilon_split={}, remaining=self.epsilon)
 
     def _output_perturbation(self, rows, sign, epsilon, rng):
         """The certified hinge minimiser plus noise at ``(1 + tol) C``: one problem."""

@@ -48,10 +48,12 @@ from skdp.utils._bounds import (
     estimate_bounds,
     noisy_count,
 )
+from skdp.utils._erm import persist_design, unit_ball_design
 from skdp.utils._quantiles import scan_quantile
+from skdp.utils._stats import is_dask_collection
 from skdp.utils.validation import warn_clipped
 
-__all__ = ["ColumnScaling", "RowInputs", "private_row_inputs"]
+__all__ = ["ColumnScaling", "RowInputs", "norm_bounded_design", "private_row_inputs"]
 
 # per-feature bounds are estimated for scaling when tier 1 costs at most this share
 SCALE_MAX_SHARE = 0.25
@@ -201,3 +203,50 @@ def private_row_inputs(X, data_norm, *, epsilon, rng, stacklevel=2):
     out.data_norm = max(quantile, MIN_NORM)
     out.remaining = epsilon - math.fsum(split.values())
     return out
+
+
+def norm_bounded_design(X, codes, data_norm, *, epsilon, rng, fit_intercept, stacklevel=2):
+    """The unit-ball design of a fit on rows clipped to a declared or private norm.
+
+    :func:`private_row_inputs`, then :func:`skdp.utils._erm.unit_ball_design` (numpy)
+    or :func:`skdp.utils._erm.persist_design` (dask: ``data_norm`` must be declared).
+
+    Parameters
+    ----------
+    X : ndarray or dask array of shape (n_samples, n_features)
+    codes : ndarray or dask array of shape (n_samples,)
+        The class codes (persisted with the rows on dask).
+    data_norm : float or None
+    epsilon : float
+    rng : numpy.random.Generator
+    fit_intercept : bool
+    stacklevel : int, default=2
+        Of the ClippingWarnings, counted from the caller.
+
+    Returns
+    -------
+    design : skdp.utils._erm.Design
+    codes : ndarray or dask array
+    inputs : RowInputs
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdp.utils._erm_inputs import norm_bounded_design
+    >>> X, codes = np.array([[3.0, 4.0], [0.3, 0.4]]), np.array([0, 1])
+    >>> design, _, inputs = norm_bounded_design(
+    ...     X, codes, 10.0, epsilon=1.0, rng=None, fit_intercept=False)
+    >>> design.shape, inputs.remaining
+    ((2, 2), 1.0)
+    """
+    inputs = private_row_inputs(X, data_norm, epsilon=epsilon, rng=rng, stacklevel=stacklevel + 1)
+    if is_dask_collection(X):
+        design, codes = persist_design(
+            X,
+            codes,
+            norm=inputs.data_norm,
+            fit_intercept=fit_intercept,
+            stacklevel=stacklevel + 1,
+        )
+        return design, codes, inputs
+    return unit_ball_design(inputs.X, inputs.data_norm, fit_intercept=fit_intercept), codes, inputs

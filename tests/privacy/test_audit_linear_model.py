@@ -8,12 +8,21 @@ matters most: near ``w = 0`` the extra record multiplies ``det A`` by up to
 catch the mass that record piles up near 0. Mutants that drop the curvature term
 (``Delta = 0``, all of epsilon on the noise) or draw the noise for 10x epsilon must
 be flagged.
+
+With ``data_norm=None`` the released norm bound is audited on a pair whose exact 90%
+quantile of row norms differs a thousandfold; a mutant that reads it from the data
+must be flagged.
 """
+
+import math
+import warnings
 
 import numpy as np
 import pytest
 
 import skdp.linear_model._objective_perturbation as module
+import skdp.utils._erm_inputs as erm_inputs
+from skdp.exceptions import ClippingWarning
 from skdp.linear_model import ObjectivePerturbationLogistic
 from skdp.utils._audit import audit
 
@@ -74,3 +83,39 @@ def test_objective_perturbation_passes_large_audit(statistic, fit_intercept):
         fit_intercept=fit_intercept,
     )  # fmt: skip
     assert result.passed, str(result)
+
+
+# ------------------------------------------------ data_norm=None: the private norm
+# Nine rows of norm 1 and one of norm 1000; the neighbour lacks one of the norm-1 rows.
+# The 90% quantile of the row norms is 1 on the first and 1000 on the second, so a
+# norm read from the data (the mutant) gives itself away; the private one must not.
+X_NORM = np.array([[1000.0]] + [[1.0]] * 9)
+Y_NORM = np.array([1, 0] * 5)
+NORM_FIRST, NORM_SECOND = (X_NORM, Y_NORM), (X_NORM[:-1], Y_NORM[:-1])
+
+
+def release_private_norm(data, rng):
+    model = ObjectivePerturbationLogistic(epsilon=EPSILON, classes=[0, 1], random_state=rng)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ClippingWarning)
+        return np.log2(model.fit(*data).data_norm_)
+
+
+def test_private_data_norm_passes_audit():
+    result = audit(
+        release_private_norm, NORM_FIRST, NORM_SECOND, epsilon=EPSILON, n_search=200,
+        n_samples=800, random_state=0,
+    )  # fmt: skip
+    assert result.passed, str(result)
+
+
+def test_audit_flags_a_data_norm_read_from_the_data(monkeypatch):
+    def exact_quantile(values, q, **kwargs):
+        return float(np.sort(values)[math.ceil(q * len(values)) - 1])
+
+    monkeypatch.setattr(erm_inputs, "scan_quantile", exact_quantile)
+    result = audit(
+        release_private_norm, NORM_FIRST, NORM_SECOND, epsilon=EPSILON, n_search=50,
+        n_samples=200, random_state=0,
+    )  # fmt: skip
+    assert not result.passed, str(result)
