@@ -17,6 +17,7 @@ from skdp.cluster._optics_grid import (
     GridMap,
     distance_grid,
     given_grid,
+    no_clusters,
     xi_clusters,
     xi_labels,
 )
@@ -322,7 +323,7 @@ class DPOPTICS(DifferentialPrivacyMixin, ClusterMixin, BaseEstimator):
             (upper - lower) / 2
         )
         self.cell_centers_, self.cell_weights_ = centres, weights[occupied]
-        self.cluster_hierarchy_ = np.empty((0, 2), dtype=np.intp)
+        self.cluster_hierarchy_ = no_clusters()
         if occupied.size == 0:
             empty = np.empty(0, dtype=np.intp)
             self.ordering_, self.predecessor_, self.cell_labels_ = empty, empty, empty

@@ -12,7 +12,7 @@ from sklearn.cluster import cluster_optics_xi
 
 from skdp.cluster._grid import cell_index
 
-__all__ = ["GridMap", "distance_grid", "given_grid", "xi_clusters", "xi_labels"]
+__all__ = ["GridMap", "distance_grid", "given_grid", "no_clusters", "xi_clusters", "xi_labels"]
 
 
 def distance_grid(lower, upper, radius, max_cells):
@@ -98,7 +98,7 @@ def xi_clusters(
     """
     n_cells = ordering.size
     if n_cells < 2:  # a xi cluster has at least two cells
-        return np.empty((0, 2), dtype=np.intp)
+        return no_clusters()
     _, hierarchy = cluster_optics_xi(
         reachability=reachability,
         predecessor=predecessor,
@@ -112,7 +112,17 @@ def xi_clusters(
     if isinstance(min_cluster_size, Real) and not isinstance(min_cluster_size, Integral):
         min_cluster_size = min_cluster_size * mass[-1]
     hierarchy = np.asarray(hierarchy, dtype=np.intp).reshape(-1, 2)  # none: shape (0,)
-    return hierarchy[mass[hierarchy[:, 1] + 1] - mass[hierarchy[:, 0]] >= min_cluster_size]
+    kept = hierarchy[mass[hierarchy[:, 1] + 1] - mass[hierarchy[:, 0]] >= min_cluster_size]
+    return kept if kept.size else no_clusters()
+
+
+def no_clusters():
+    """An empty ``(0, 2)`` hierarchy with the strides it has after pickling.
+
+    (``np.empty((0, 2))`` has zero strides, and a fitted state should hash alike before
+    and after a pickle round trip.)
+    """
+    return np.zeros(0, dtype=np.intp).reshape(0, 2)
 
 
 def xi_labels(ordering, clusters):
