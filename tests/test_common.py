@@ -58,7 +58,14 @@ def _instances():
     return configured + EXTRA_INSTANCES + DEFAULT_INSTANCES
 
 
+# check_clustering wants ARI > 0.4 on 50 standardised rows: with nothing declared at
+# epsilon 1 (n epsilon = 50) the private bounds fall back to the public [-100, 100] box
+NO_BOUNDS_ON_50_ROWS = "ARI > 0.4 on 50 rows at epsilon=1 needs public bounds"
+
+
 def _expected_failed_checks(estimator):
+    if isinstance(estimator, (DPKMeans, DPOPTICS)) and estimator.bounds is None:
+        return {"check_clustering": NO_BOUNDS_ON_50_ROWS}
     return {}
 
 

@@ -78,7 +78,7 @@ class DPKMeans(
         values outside are clipped with a :class:`~skdp.exceptions.ClippingWarning`.
         None estimates it privately (:func:`skdp.utils._bounds.estimate_public_inputs`:
         98% quantiles on a public grid of powers of ``2**0.25``) with a share of
-        epsilon between 10% and 50% that follows the noisy number of records, or,
+        epsilon between 10% and 60% that follows the noisy number of records, or,
         when that is too small to learn anything, the public fallback
         ``[-100, 100]`` with a warning (see Notes). On small data (``n epsilon`` of a
         few hundred) the estimate is coarse: declare bounds when you know them.
@@ -150,7 +150,7 @@ class DPKMeans(
     (:func:`skdp.utils._bounds.estimate_public_inputs`): one noisy number of records
     ``n~`` (5% of epsilon, discrete Laplace, sensitivity 1) when ``bounds=None``,
     ``max_iter=None`` or a grid needs it (one count serves all of them), then, for
-    ``bounds=None``, the bounds: 10% to 50% of epsilon by tier, a function of
+    ``bounds=None``, the bounds: 10% to 60% of epsilon by tier, a function of
     ``n~``, ``epsilon`` and ``d`` only (AboveThreshold scans of one value per
     record). The rest goes to the grid and the Lloyd steps (half each for
     ``"hybrid"``). ``epsilon_split_`` records every part and the ledger measures the

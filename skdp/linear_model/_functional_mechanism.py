@@ -87,9 +87,9 @@ class FunctionalMechanismRegressor(
     release. Otherwise the missing bounds are estimated first
     (:func:`skdp.linear_model._moments.resolve_public_bounds`): 5% of ``epsilon`` on a
     noisy record count ``n~``, then for ``bounds_y`` and then ``bounds`` the tiered
-    share of :func:`skdp.utils._bounds.bounds_share` (10% to 50%, by ``n~ epsilon``
+    share of :func:`skdp.utils._bounds.bounds_share` (10% to 60%, by ``n~ epsilon``
     and the number of columns: per-column 2% / 98% quantiles, one box for all the
-    features, or the public fallback at no cost), the two together at most 50%; a
+    features, or the public fallback at no cost), the two together at most 60%; a
     parameter whose share no longer fits gets the fallback. The target's bounds are
     estimated apart: a box shared with the features would scale them by the target's
     range. The release gets the rest. Each share is a function of public values and

@@ -119,7 +119,11 @@ def resolve_public_bounds(estimator, blocks, *, rng, stacklevel=2):
             _warn_fallback(epsilon, count.n_samples, blocks[i][2], stacklevel + 1)
         split["bounds"] += share * epsilon
         resolved[i] = estimate_bounds(
-            blocks[i][0], epsilon=share * epsilon, tier=tier, random_state=rng
+            blocks[i][0],
+            epsilon=share * epsilon,
+            tier=tier,
+            n_noisy=count.n_samples,
+            random_state=rng,
         )
     split["moments"] = epsilon - math.fsum(split.values())
     return resolved, split, max(tiers.values())

@@ -21,11 +21,15 @@ Budget (add/remove neighbours; all shares post-process earlier releases):
      ``R-`` that of ``max_j max(-x_ij, 0)`` (one record moves each statistic by one
      value), ``s epsilon / 2`` each with ``s = max(s2, MIN_BOUNDS_SHARE)``;
   3. else nothing is spent and the box is ``[-FALLBACK_BOUND, FALLBACK_BOUND]``, with a
-     :class:`~skdp.exceptions.PrivacyBudgetWarning`-style ``UserWarning`` asking for
-     ``bounds=``.
+     ``UserWarning`` asking for ``bounds=``.
 
-* ``data_norm``: ``clip(TIER2_RECORDS / (n~ epsilon), 0.05, 0.25)`` of epsilon on the
-  ``NORM_QUANTILE`` quantile of the row L2 norms (one scan, sensitivity one value).
+  Each scan targets the ``BOUNDS_QUANTILE`` (98%) point, lowered by
+  :func:`margin_quantile` (not below 75%) when its ``n~ epsilon_scan`` is small, so that
+  a large threshold draw cannot carry it far past the data.
+
+* ``data_norm``: ``clip(NORM_RECORDS / (n~ epsilon), 0.05, 0.25)`` of epsilon on the
+  ``NORM_QUANTILE`` (90%) quantile of the row L2 norms (one scan, sensitivity one
+  value), lowered the same way.
 """
 
 import math
@@ -47,6 +51,7 @@ __all__ = [
     "bounds_share",
     "estimate_bounds",
     "estimate_public_inputs",
+    "margin_quantile",
     "noisy_count",
     "norm_share",
 ]
@@ -54,12 +59,17 @@ __all__ = [
 COUNT_SHARE = 0.05
 BOUNDS_QUANTILE = 0.98
 NORM_QUANTILE = 0.9
-MIN_BOUNDS_SHARE, MAX_BOUNDS_SHARE = 0.1, 0.5
+MIN_BOUNDS_SHARE, MAX_BOUNDS_SHARE = 0.1, 0.6
 MIN_NORM_SHARE, MAX_NORM_SHARE = 0.05, 0.25
-TIER1_RECORDS, TIER2_RECORDS = 25.0, 15.0
+# n~ epsilon that one bounds scan needs: 30 keeps early stops below the data rare
+# (the gap q n~ epsilon / 2 is ~11 noise units); tier 2 has two scans (one per sign)
+TIER1_RECORDS, TIER2_RECORDS = 30.0, 60.0
+NORM_RECORDS = 40.0
+# Past the data the rank query exceeds its threshold by (1 - q) n records only: with
+# (1 - q) n~ epsilon_scan < MARGIN_RECORDS a large threshold draw lets the scan run far
+# past the data. The quantile is lowered (down to MIN_QUANTILE) to keep that margin.
+MARGIN_RECORDS, MIN_QUANTILE = 6.0, 0.75
 FALLBACK_BOUND = 100.0
-# the fixed share of estimators not yet on estimate_public_inputs (to be removed)
-BOUNDS_SHARE = MIN_BOUNDS_SHARE
 # the narrowest box: wider than any grid step near zero
 _MIN_WIDTH = 2.0**-30
 
@@ -85,7 +95,7 @@ def bounds_share(n_noisy, epsilon, n_features):
     --------
     >>> from skdp.utils._bounds import bounds_share
     >>> bounds_share(30000, 1.0, 6), bounds_share(105, 1.0, 4), bounds_share(10, 0.1, 4)
-    ((0.1, 1), (0.14285714285714285, 2), (0.0, 3))
+    ((0.1, 1), (0.5714285714285714, 2), (0.0, 3))
     """
     scale = max(n_noisy, 1) * epsilon
     per_feature = 2 * n_features * TIER1_RECORDS / scale
@@ -99,21 +109,41 @@ def bounds_share(n_noisy, epsilon, n_features):
 
 def norm_share(n_noisy, epsilon):
     """The share of epsilon a private row-norm bound takes (module docstring)."""
-    share = TIER2_RECORDS / (max(n_noisy, 1) * epsilon)
+    share = NORM_RECORDS / (max(n_noisy, 1) * epsilon)
     return min(max(share, MIN_NORM_SHARE), MAX_NORM_SHARE)
 
 
-def _upper(values, epsilon, rng):
-    return scan_quantile(values, BOUNDS_QUANTILE, epsilon=epsilon, random_state=rng)
+def margin_quantile(q, n_noisy, epsilon):
+    """``q`` lowered so that ``(1 - q) n~ epsilon >= MARGIN_RECORDS`` (not below 0.75).
+
+    A function of public values and the noisy count only; ``n_noisy=None`` keeps ``q``.
+
+    Examples
+    --------
+    >>> from skdp.utils._bounds import margin_quantile
+    >>> margin_quantile(0.98, 30000, 0.01), margin_quantile(0.98, 105, 0.3)
+    (0.98, 0.8095238095238095)
+    """
+    if n_noisy is None:
+        return q
+    lowered = 1 - MARGIN_RECORDS / (max(n_noisy, 1) * epsilon)
+    return min(q, max(lowered, MIN_QUANTILE))
 
 
-def estimate_bounds(X, *, epsilon, tier=1, random_state=None):
+def _upper(values, epsilon, n_noisy, rng):
+    q = margin_quantile(BOUNDS_QUANTILE, n_noisy, epsilon)
+    return scan_quantile(values, q, epsilon=epsilon, random_state=rng)
+
+
+def estimate_bounds(X, *, epsilon, tier=1, n_noisy=None, random_state=None):
     """Per-feature ``(lower, upper)`` from private high quantiles, never failing.
 
     ``tier=1``: for each of the ``d`` features, :func:`~skdp.utils._quantiles.scan_quantile`
     of the ``BOUNDS_QUANTILE`` (98%) quantile upwards from 0 and of the negated values,
-    ``epsilon / (2 d)`` each. ``tier=2``: one box for all features (module docstring),
-    ``epsilon / 2`` per side. ``tier=3``: the public fallback box, no spend.
+    ``epsilon / (2 d)`` each (the quantile lowered by :func:`margin_quantile` when
+    ``n_noisy`` is given and the scans are small). ``tier=2``: one box for all
+    features (module docstring), ``epsilon / 2`` per side. ``tier=3``: the public
+    fallback box, no spend.
 
     Privacy: ``epsilon``-DP under add/remove of one row (sequential composition of the
     scans; one row moves each scanned statistic by one value). The candidates are
@@ -126,6 +156,8 @@ def estimate_bounds(X, *, epsilon, tier=1, random_state=None):
     epsilon : float
         The budget this estimate spends (unused at tier 3).
     tier : {1, 2, 3}, default=1
+    n_noisy : int, optional
+        The released noisy record count, for :func:`margin_quantile`.
     random_state : None, int or numpy.random.Generator, default=None
 
     Returns
@@ -154,13 +186,13 @@ def estimate_bounds(X, *, epsilon, tier=1, random_state=None):
             positive, negative = np.maximum(X, 0).max(axis=1), np.maximum(-X, 0).max(axis=1)
         else:
             positive = negative = np.zeros(0)
-        upper = np.full(d, _upper(positive, epsilon / 2, rng))
-        lower = -np.full(d, _upper(negative, epsilon / 2, rng))
+        upper = np.full(d, _upper(positive, epsilon / 2, n_noisy, rng))
+        lower = -np.full(d, _upper(negative, epsilon / 2, n_noisy, rng))
     elif tier == 1:
         epsilon = check_epsilon(epsilon)
         each = epsilon / (2 * d)
-        upper = np.array([_upper(X[:, j], each, rng) for j in range(d)])
-        lower = -np.array([_upper(-X[:, j], each, rng) for j in range(d)])
+        upper = np.array([_upper(X[:, j], each, n_noisy, rng) for j in range(d)])
+        lower = -np.array([_upper(-X[:, j], each, n_noisy, rng) for j in range(d)])
     else:
         raise ValueError(f"tier must be 1, 2 or 3, got {tier!r}")
     narrow = upper - lower < _MIN_WIDTH
@@ -243,7 +275,7 @@ def estimate_public_inputs(
     >>> X = np.random.default_rng(0).uniform(0, 10, size=(5000, 2))
     >>> est = estimate_public_inputs(1.0, n_samples=5000, columns=X, random_state=0)
     >>> est.bounds_tier, est.bounds[1].round(1), round(est.remaining, 2)
-    (1, array([11.3, 11.3]), 0.85)
+    (1, array([11.3,  9.5]), 0.85)
     """
     epsilon, rng = check_epsilon(epsilon), check_random_state(random_state)
     split = {"n_samples": 0.0, "bounds": 0.0, "data_norm": 0.0}
@@ -268,12 +300,17 @@ def estimate_public_inputs(
                 stacklevel=stacklevel + 1,
             )
         out.bounds = estimate_bounds(
-            columns, epsilon=split["bounds"], tier=out.bounds_tier, random_state=rng
+            columns,
+            epsilon=split["bounds"],
+            tier=out.bounds_tier,
+            n_noisy=out.n_samples,
+            random_state=rng,
         )
     if row_norms is not None:
         split["data_norm"] = norm_share(out.n_samples, epsilon) * epsilon
+        q = margin_quantile(NORM_QUANTILE, out.n_samples, split["data_norm"])
         out.data_norm = max(
-            scan_quantile(row_norms, NORM_QUANTILE, epsilon=split["data_norm"], random_state=rng),
+            scan_quantile(row_norms, q, epsilon=split["data_norm"], random_state=rng),
             _MIN_WIDTH,
         )
     out.remaining = epsilon - math.fsum(split.values())

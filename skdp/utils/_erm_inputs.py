@@ -14,8 +14,9 @@ and :class:`~skdp.svm.PrivateSVM` (``kernel="linear"``) run before their mechani
    Unscaled mixed-unit features make the row norm track the largest-unit column (on
    Adult, ``fnlwgt``: the model then predicts the majority class); scaled, every
    feature counts. Otherwise nothing;
-3. ``clip(NORM_RECORDS / (n~ epsilon), 0.05, 0.25)`` of ``epsilon`` on the
-   ``NORM_QUANTILE`` (90%) quantile of the (scaled) row norms: one
+3. :func:`skdp.utils._bounds.norm_share` of ``epsilon`` on the ``NORM_QUANTILE``
+   (90%) quantile of the (scaled) row norms, lowered by
+   :func:`skdp.utils._bounds.margin_quantile` for small scans: one
    :func:`skdp.utils._quantiles.scan_quantile` (AboveThreshold, one value per record).
 
 The mechanism gets the rest. Every share is a function of ``epsilon``, the number of
@@ -28,12 +29,11 @@ Measured on Adult's numeric columns (15,000-row sample, 70/30 splits, 10 seeds,
 ``ObjectivePerturbationLogistic()``, majority class 0.756): at ``epsilon = 1``,
 0.760 (worst seed 0.760: the majority class) unscaled, 0.800 (worst 0.788) scaled.
 
-``NORM_RECORDS = 40`` rather than the 15 records of
-:func:`skdp.utils._bounds.norm_share`: at 15 the scan stops below every row norm in
-2.6% of the fits of breast_cancer at ``epsilon = 1`` (5% share, 398 rows; then every
-row is clipped to a tiny norm and the model is inverted: accuracy 0.24 against a
-majority of 0.63), in 13% of those of iris; at 40, in none of 2000 runs on
-breast_cancer and 0.15% on iris.
+The norm scan's share uses :data:`skdp.utils._bounds.NORM_RECORDS` (40) records: at 15
+the scan stopped below every row norm in 2.6% of the fits of breast_cancer at
+``epsilon = 1`` (5% share, 398 rows; then every row is clipped to a tiny norm and the
+model is inverted: accuracy 0.24 against a majority of 0.63), in 13% of those of iris;
+at 40, in none of 2000 runs on breast_cancer and 0.15% on iris.
 """
 
 import math
@@ -46,7 +46,9 @@ from skdp.utils._bounds import (
     NORM_QUANTILE,
     bounds_share,
     estimate_bounds,
+    margin_quantile,
     noisy_count,
+    norm_share,
 )
 from skdp.utils._erm import persist_design, unit_ball_design
 from skdp.utils._quantiles import scan_quantile
@@ -57,24 +59,8 @@ __all__ = ["ColumnScaling", "RowInputs", "norm_bounded_design", "private_row_inp
 
 # per-feature bounds are estimated for scaling when tier 1 costs at most this share
 SCALE_MAX_SHARE = 0.25
-# the norm scan's share: this many records over n~ epsilon, within [0.05, 0.25]
-NORM_RECORDS = 40.0
-MIN_NORM_SHARE, MAX_NORM_SHARE = 0.05, 0.25
 # the smallest norm bound (the scan's first positive grid point)
 MIN_NORM = 2.0**-30
-
-
-def norm_share(n_noisy, epsilon):
-    """The share of ``epsilon`` the private row-norm bound takes (module docstring).
-
-    Examples
-    --------
-    >>> from skdp.utils._erm_inputs import norm_share
-    >>> norm_share(10_000, 1.0), norm_share(400, 1.0), norm_share(100, 1.0)
-    (0.05, 0.1, 0.25)
-    """
-    share = NORM_RECORDS / (max(n_noisy, 1) * epsilon)
-    return min(max(share, MIN_NORM_SHARE), MAX_NORM_SHARE)
 
 
 def _unit_grid(n_features):
@@ -190,16 +176,17 @@ def private_row_inputs(X, data_norm, *, epsilon, rng, stacklevel=2):
     candidates = {}
     if tier == 1 and share <= SCALE_MAX_SHARE:
         split["bounds"] = share * epsilon
-        lower, upper = estimate_bounds(X, epsilon=split["bounds"], tier=1, random_state=rng)
+        lower, upper = estimate_bounds(
+            X, epsilon=split["bounds"], tier=1, n_noisy=n_noisy, random_state=rng
+        )
         out.scaling = ColumnScaling(lower, upper)
         out.X, n_clipped = out.scaling.transform(X)
         warn_clipped(n_clipped, X.size, stacklevel=stacklevel + 1)
         candidates["candidates"] = _unit_grid(X.shape[1])  # rows in [-1, 1]^d
     split["data_norm"] = norm_share(n_noisy, epsilon) * epsilon
     norms = np.sqrt(np.einsum("ij,ij->i", out.X, out.X))
-    quantile = scan_quantile(
-        norms, NORM_QUANTILE, epsilon=split["data_norm"], random_state=rng, **candidates
-    )
+    q = margin_quantile(NORM_QUANTILE, n_noisy, split["data_norm"])
+    quantile = scan_quantile(norms, q, epsilon=split["data_norm"], random_state=rng, **candidates)
     out.data_norm = max(quantile, MIN_NORM)
     out.remaining = epsilon - math.fsum(split.values())
     return out

@@ -22,7 +22,7 @@ from skdp.linear_model import (
     ObjectivePerturbationLogistic,
 )
 from skdp.svm import PrivateSVM
-from skdp.utils._erm_inputs import norm_share
+from skdp.utils._bounds import norm_share
 
 X_BIN, Y_BIN = make_classification(n_samples=300, n_features=4, random_state=0)
 X_IRIS, Y_IRIS = load_iris(return_X_y=True)
@@ -117,13 +117,13 @@ def test_with_budget_for_per_feature_bounds_the_columns_are_scaled_first(name):
 
 @pytest.mark.parametrize("name", NORM_ESTIMATORS)
 def test_scaled_fit_does_not_depend_on_the_units_of_a_column(name):
-    """Rescaling a column by 16 (four grid steps) rescales its bounds and coefficient."""
+    """Rescaling a column by 16 (16 steps of the fine grid) rescales its bounds and coef."""
     X, y = _mixed_units(20_000)
     model = NORM_ESTIMATORS[name](classes=[0, 1], random_state=0)
     first = _quiet_fit(model, X, y)
     coef, intercept = first.coef_.copy(), first.intercept_.copy()
-    second = _quiet_fit(model, X * [1.0, 16.0, 1.0], y)
-    np.testing.assert_allclose(second.coef_, coef / [1.0, 16.0, 1.0], rtol=1e-9)
+    second = _quiet_fit(model, X * [16.0, 1.0, 1.0], y)
+    np.testing.assert_allclose(second.coef_, coef / [16.0, 1.0, 1.0], rtol=1e-9)
     np.testing.assert_allclose(second.intercept_, intercept, rtol=1e-9)
 
 

@@ -9,6 +9,7 @@ from skdp.utils._bounds import (
     bounds_share,
     estimate_bounds,
     estimate_public_inputs,
+    margin_quantile,
     noisy_count,
     norm_share,
 )
@@ -75,10 +76,29 @@ def test_non_finite_data_is_refused():
 def test_shares_follow_the_noisy_count():
     assert bounds_share(30000, 1.0, 6) == (0.1, 1)  # Adult: the floor
     share, tier = bounds_share(2000, 1.0, 6)
-    assert tier == 1 and share == pytest.approx(2 * 6 * 25 / 2000)
+    assert tier == 1 and share == pytest.approx(2 * 6 * 30 / 2000)
     assert bounds_share(105, 1.0, 4)[1] == 2  # Iris at epsilon 1: one box
     assert bounds_share(105, 0.1, 4) == (0.0, 3)
     assert norm_share(10**6, 1.0) == 0.05 and norm_share(10, 1.0) == 0.25
+
+
+def test_small_scans_aim_lower_to_keep_a_margin_past_the_data():
+    assert margin_quantile(0.98, 30000, 0.01) == 0.98
+    assert margin_quantile(0.98, 105, 0.3) == pytest.approx(1 - 6 / 31.5)
+    assert margin_quantile(0.98, 10, 0.01) == 0.75
+    assert margin_quantile(0.9, None, 0.01) == 0.9
+
+
+def test_the_margin_rule_stops_runaway_scans_on_small_data():
+    # diabetes-sized target at a tier-1 scan budget: 98% scans ran past 4x the maximum
+    # in about 8% of runs; the lowered quantile keeps it rare
+    y = np.random.default_rng(0).uniform(25, 346, 309)
+    lower, upper = zip(
+        *(estimate_bounds(y, epsilon=0.2, n_noisy=309, random_state=s) for s in range(300))
+    )
+    upper = np.concatenate(upper)
+    assert np.mean(upper > 4 * y.max()) < 0.02
+    assert np.mean(upper < np.median(y)) < 0.02
 
 
 def test_public_inputs_spend_exactly_epsilon_and_say_what_is_left():
