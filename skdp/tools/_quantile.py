@@ -279,6 +279,11 @@ def quantile(a, q, *, epsilon, bounds=None, method=None, n_candidates=1025, rand
     if method == "joint" and bounds is None:
         raise ValueError("method='joint' needs public bounds=(lower, upper)")
     n_candidates = _check_n_candidates(n_candidates, method)
+    if method == "joint" and len(distinct) > n_candidates:
+        raise ValueError(
+            f"method='joint' puts the {len(distinct)} distinct levels on distinct "
+            f"candidates: n_candidates must be at least {len(distinct)}, got {n_candidates}"
+        )
     rng = check_random_state(random_state)
     if method == "joint":
         estimates = _joint(values, distinct, bounds, n_candidates, epsilon, rng)

@@ -161,6 +161,7 @@ def test_seeded_calls_repeat():
         ([1.0], 0.5, {"method": "exact"}, "method must be"),
         ([1.0], [0.2, 0.4], {"bounds": (0, 1), "n_candidates": 5000}, "n_candidates"),
         ([1.0], 0.5, {"bounds": (0, 1), "n_candidates": 1}, "n_candidates"),
+        ([1.0], [0.2, 0.4, 0.6], {"bounds": (0, 1), "n_candidates": 2}, "distinct levels"),
         ([1.0], 0.5, {"epsilon": 0}, "epsilon"),
     ],
 )
