@@ -54,6 +54,16 @@ def _is_categorical(series, declared, from_frame):
     )
 
 
+def _observed_order(column):
+    """The distinct values of a column as strings, in their natural order if they have
+    one (numbers as numbers: 2 before 10), else as sorted strings."""
+    try:
+        ordered = sorted(set(column.dropna()))
+    except TypeError:
+        ordered = sorted({str(v) for v in column.dropna()})
+    return list(dict.fromkeys(str(v) for v in ordered))
+
+
 def _declared(categorical_features, names):
     if categorical_features is None:
         return set()
@@ -156,7 +166,7 @@ def split_columns(estimator, frame, *, from_frame, lazy=False):
                         f"categories of column {name!r}: pass categories= or taxonomies=, or "
                         "give it a pandas categorical dtype with known categories."
                     )
-                values = sorted({str(v) for v in column.dropna()})
+                values = _observed_order(column)
                 warnings.warn(
                     f"Column {name!r} is categorical without declared categories: its "
                     "observed values are used, which reveals them. Pass categories= or "

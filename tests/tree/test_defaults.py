@@ -151,6 +151,20 @@ def test_a_range_in_the_middle_of_the_order_is_isolated():
     assert len(model.fit(X, y).release_) == 26 * 2
 
 
+def test_observed_categories_keep_their_natural_order():
+    # codes declared categorical on an array: 2 comes before 10, so one boundary
+    # separates codes below 6 from the rest (observed values warn, as before)
+    X = np.c_[np.arange(60) % 12, np.zeros(60)]
+    y = (X[:, 0] >= 6).astype(int)
+    model = DPDecisionTree(
+        categorical_features=[0], epsilon=1e4, n_levels=1, classes=[0, 1], random_state=0
+    )
+    with pytest.warns(PrivacyLeakWarning, match="observed values"):
+        model.fit(X, y)
+    assert model.cuts_[0]["children"][0] == "{0.0, 1.0, 2.0, 3.0, 4.0, 5.0}"
+    assert model.score(X, y) == 1.0
+
+
 @pytest.mark.parametrize("algorithm", ["maxgddp", "diffgen"])
 @pytest.mark.parametrize("n_rows", [1, 2, 3, 5])
 def test_tiny_data_never_raises(algorithm, n_rows):
