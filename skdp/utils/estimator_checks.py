@@ -155,7 +155,7 @@ def check_privacy_metadata(estimator):
     ...     epsilon=1.0, bounds=(0.0, 1.0), bounds_y=(0.0, 1.0), random_state=0)
     >>> check_privacy_metadata(model)  # passes: no output
     >>> model.epsilon_split_
-    {'bounds': 0.0, 'moments': 1.0}
+    {'n_samples': 0.0, 'bounds': 0.0, 'moments': 1.0}
     """
     X, y = make_check_data(estimator)
     _fit(estimator, X, y)
