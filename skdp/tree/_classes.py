@@ -392,5 +392,6 @@ class DPDecisionTree(DifferentialPrivacyMixin, ClassifierMixin, TransformerMixin
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.classifier_tags.poor_score = True
+        tags.input_tags.categorical = True  # DataFrame columns of categories or strings
         tags.transformer_tags.preserves_dtype = []  # transform returns integer cut positions
         return tags
