@@ -67,14 +67,9 @@ class CategoricalAttribute:
     def encode(self, column):
         """Map values to leaf indices; raise on a value outside the taxonomy."""
         index = {v: i for i, v in enumerate(self.values)}
-        codes = np.fromiter((index.get(v, -1) for v in column), dtype=np.int64, count=len(column))
-        if (codes < 0).any():
-            unknown = sorted({str(v) for v, c in zip(column, codes, strict=True) if c < 0})
-            raise ValueError(
-                f"Column {self.name!r} has values that are not leaves of its taxonomy: "
-                f"{unknown[:10]}. Add them to the taxonomy (or to the declared categories)."
-            )
-        return codes
+        return _codes(
+            self.name, index, column, "leaves of its taxonomy", "the taxonomy (or categories)"
+        )
 
     def concepts_of(self, codes):
         """The cut concept (node id) holding each encoded value."""
@@ -255,15 +250,10 @@ class OrderedCategoricalAttribute(NumericAttribute):
 
     def encode(self, column):
         """Map values to their index in the declared order; raise on an unknown value."""
-        index = self._index
-        codes = np.fromiter((index.get(v, -1) for v in column), dtype=np.int64, count=len(column))
-        if (codes < 0).any():
-            unknown = sorted({str(v) for v, c in zip(column, codes, strict=True) if c < 0})
-            raise ValueError(
-                f"Column {self.name!r} has values that are not among its declared "
-                f"categories: {unknown[:10]}. Add them to the categories (or taxonomy)."
-            )
-        return codes.astype(float)
+        return _codes(
+            self.name, self._index, column, "among its declared categories",
+            "the categories (or taxonomy)",
+        ).astype(float)  # fmt: skip
 
     def split_points(self, concept):
         """The boundaries between consecutive categories inside the range."""
@@ -276,3 +266,15 @@ class OrderedCategoricalAttribute(NumericAttribute):
         if len(inside) == len(self.values):
             return "Any" if "Any" not in self.values else "Any (root)"
         return inside[0] if len(inside) == 1 else "{" + ", ".join(inside) + "}"
+
+
+def _codes(name, index, column, where, remedy):
+    """``index[value]`` for each value of ``column``; a ValueError names unknown values."""
+    codes = np.fromiter((index.get(v, -1) for v in column), dtype=np.int64, count=len(column))
+    if (codes < 0).any():
+        unknown = sorted({str(v) for v, c in zip(column, codes, strict=True) if c < 0})
+        raise ValueError(
+            f"Column {name!r} has values that are not {where}: {unknown[:10]}. "
+            f"Add them to {remedy}."
+        )
+    return codes
