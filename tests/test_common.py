@@ -1,8 +1,10 @@
 """scikit-learn's estimator checks and skdp's own, over every public estimator."""
 
 import pytest
+import sklearn
 from sklearn.base import is_classifier
 from sklearn.utils.estimator_checks import parametrize_with_checks
+from sklearn.utils.fixes import parse_version
 
 from skdp.cluster import DPOPTICS, DPKMeans
 from skdp.frequent_patterns import DPFrequentItemsets
@@ -63,9 +65,17 @@ def _instances():
 NO_BOUNDS_ON_50_ROWS = "ARI > 0.4 on 50 rows at epsilon=1 needs public bounds"
 
 
+# scikit-learn 1.6's check casts the iris X of a categorical-tagged estimator to int,
+# then subtracts a float mean in place (a bug in the check; later releases pass)
+SKLEARN_16_CATEGORICAL_CAST = "sklearn 1.6: the check subtracts a float mean from int X"
+OLD_SKLEARN = parse_version(sklearn.__version__) < parse_version("1.7")
+
+
 def _expected_failed_checks(estimator):
     if isinstance(estimator, (DPKMeans, DPOPTICS)) and estimator.bounds is None:
         return {"check_clustering": NO_BOUNDS_ON_50_ROWS}
+    if isinstance(estimator, DPDecisionTree) and OLD_SKLEARN:
+        return {"check_positive_only_tag_during_fit": SKLEARN_16_CATEGORICAL_CAST}
     return {}
 
 
