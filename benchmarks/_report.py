@@ -1,33 +1,56 @@
-"""Turn the run table into the three outputs: CSV, Markdown (mean +- std) and a PNG plot."""
+"""Turn the run table into the three outputs: CSV, Markdown (mean +- std, worst seed and 10th
+percentile) and a PNG plot with the band down to the worst seed."""
 
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 KIND_ORDER = {"skdp": 0, "diffprivlib": 1, "non-private": 2}
+# metrics where a smaller score is better: their worst seed is the largest score
+LOWER_IS_BETTER = frozenset({"NICV"})
+
+
+def seed_spread(scores, metric=""):
+    """Mean, std, worst seed and the 10th percentile (from the bad side) of one cell's runs.
+
+    A user meets one run, not the mean: ``worst`` is the worst seed and ``p10`` the score
+    that 90% of seeds beat. For a metric in :data:`LOWER_IS_BETTER` the bad side is the top.
+    """
+    scores = np.asarray(scores, dtype=float)
+    if scores.size == 0:
+        return {"mean": np.nan, "std": np.nan, "worst": np.nan, "p10": np.nan}
+    lower = metric in LOWER_IS_BETTER
+    return {
+        "mean": float(scores.mean()),
+        "std": float(scores.std(ddof=1)) if scores.size > 1 else 0.0,
+        "worst": float(scores.max() if lower else scores.min()),
+        "p10": float(np.quantile(scores, 0.9 if lower else 0.1)),
+    }
 
 
 def summarize(runs):
-    """Mean, std, worst (min) and count of every (dataset, task, metric, kind, estimator,
-    epsilon)."""
+    """Mean, std, worst seed, 10th percentile and count of every (dataset, task, metric,
+    kind, estimator, epsilon)."""
     ok = runs[runs["metric"] != "error"]
     if ok.empty:
         return pd.DataFrame()
     keys = ["dataset", "task", "metric", "kind", "estimator", "epsilon"]
-    grouped = ok.groupby(keys, dropna=False, sort=False)
-    summary = grouped.agg(
-        mean=("score", "mean"),
-        std=("score", "std"),
-        worst=("score", "min"),
-        runs=("score", "size"),
-        fit_time_s=("fit_time_s", "mean"),
-    ).reset_index()
-    summary["std"] = summary["std"].fillna(0.0)
-    return summary
+    rows = []
+    for key, part in ok.groupby(keys, dropna=False, sort=False):
+        rows.append(
+            {
+                **dict(zip(keys, key, strict=True)),
+                **seed_spread(part["score"], metric=key[2]),
+                "runs": len(part),
+                "fit_time_s": part["fit_time_s"].mean(),
+            }
+        )
+    return pd.DataFrame(rows)
 
 
-def _cell(mean, std):
-    return f"{mean:.3f} ± {std:.3f}"
+def _cell(row):
+    return f"{row.mean:.3f} ± {row.std:.3f} ({row.worst:.3f}, {row.p10:.3f})"
 
 
 def markdown_tables(summary, epsilons):
@@ -40,7 +63,8 @@ def markdown_tables(summary, epsilons):
     ):
         header = ["estimator", *[f"ε={e:g}" for e in epsilons], "non-private", "fit s"]
         lines = [
-            f"**{dataset}: {task}, {metric}** (mean ± std over repeats)",
+            f"**{dataset}: {task}, {metric}** (mean ± std (worst seed, 10th percentile) "
+            "over repeats)",
             "",
             "| " + " | ".join(header) + " |",
             "|" + "---|" * len(header),
@@ -51,10 +75,9 @@ def markdown_tables(summary, epsilons):
             cells = [name if kind != "non-private" else f"{name} (non-private)"]
             for eps in epsilons:
                 r = by_eps.get(eps)
-                cells.append(_cell(r.mean, r.std) if r is not None else "")
+                cells.append(_cell(r) if r is not None else "")
             if kind == "non-private":
-                r = rows.iloc[0]
-                cells.append(_cell(r["mean"], r["std"]))
+                cells.append(_cell(next(rows.itertuples())))
             else:
                 cells.append("")
             cells.append(f"{rows['fit_time_s'].mean():.3g}")
@@ -79,9 +102,11 @@ def plot(summary, path, title):
 
     panels = list(summary.groupby(["task", "metric"], sort=False)) if not summary.empty else []
     n = max(len(panels), 1)
-    fig, axes = plt.subplots(1, n, figsize=(5.5 * n, 4.2), squeeze=False)
+    most = max((part.groupby(["kind", "estimator"]).ngroups for _, part in panels), default=1)
+    # the legend goes under the panels (it hid the curves inside them)
+    fig, axes = plt.subplots(1, n, figsize=(5.5 * n, 4.2 + 0.22 * most), squeeze=False)
     for ax, ((task, metric), part) in zip(axes[0], panels, strict=False):
-        colours = iter(plt.rcParams["axes.prop_cycle"].by_key()["color"] * 4)
+        colours = iter(plt.get_cmap("tab20").colors[::2] + plt.get_cmap("tab20").colors[1::2])
         for (kind, name), rows in part.groupby(["kind", "estimator"], sort=False):
             colour = next(colours)
             if kind == "non-private":
@@ -99,6 +124,9 @@ def plot(summary, path, title):
                 capsize=3,
                 label=name,
             )
+            # the band down to the worst seed: what an unlucky user gets
+            ax.fill_between(rows["epsilon"], rows["worst"], rows["mean"], color=colour, alpha=0.12)
+            ax.plot(rows["epsilon"], rows["worst"], color=colour, lw=0.8, ls="--", alpha=0.7)
         ax.set_xscale("log")
         epsilons = sorted(part["epsilon"].dropna().unique())
         if epsilons:
@@ -116,12 +144,12 @@ def plot(summary, path, title):
             )
         ax.set_xlabel("epsilon (log scale)")
         ax.set_ylabel(metric)
-        ax.set_title(f"{task}: {metric}")
+        ax.set_title(f"{task}: {metric} (band: mean to worst seed)")
         ax.grid(True, alpha=0.3)
-        ax.legend(fontsize=8, loc="best")
+        ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=1)
     fig.suptitle(title)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    fig.savefig(path, dpi=120, bbox_inches="tight")
     plt.close(fig)
 
 

@@ -18,8 +18,8 @@ diabetes; the clusterers cluster all rows of the three toy classification sets a
 scored by the adjusted Rand index against the labels. Classification and regression use a
 70/30 split per seed (stratified for classification). Estimators without the categorical
 input tag get the numeric columns only. Prints one table per dataset and metric (mean ± std
-(worst) over the seeds, next to the trivial baseline) and a summary; writes every fit to
-``--out`` (CSV) and the tables next to it (``.md``)::
+(worst seed, 10th percentile) over the seeds, next to the trivial baseline) and a summary;
+writes every fit to ``--out`` (CSV) and the tables next to it (``.md``)::
 
     python -m benchmarks defaults
     python -m benchmarks defaults --datasets iris,adult --epsilons 1 --repeats 3
@@ -312,7 +312,7 @@ def _error_text(message):
 def cells(runs):
     """One row per (dataset, task, estimator, variant, epsilon): the cell's statistics.
 
-    Columns ``mean``, ``std``, ``worst``, ``fits``, ``failed``, ``error`` (the first
+    Columns ``mean``, ``std``, ``worst``, ``p10``, ``fits``, ``failed``, ``error`` (the first
     failure) and ``below`` (seeds under their split's baseline, failures included).
     """
     keys = ["dataset", "task", "estimator", "kind", "epsilon"]
@@ -324,9 +324,7 @@ def cells(runs):
         rows.append(
             {
                 **dict(zip(keys, key, strict=True)),
-                "mean": scores.mean() if len(scores) else np.nan,
-                "std": scores.std(ddof=1) if len(scores) > 1 else 0.0,
-                "worst": scores.min() if len(scores) else np.nan,
+                **_report.seed_spread(scores),
                 "fits": len(part),
                 "failed": len(errors),
                 "error": errors.iloc[0] if len(errors) else "",
@@ -346,7 +344,10 @@ def _cell_text(cell):
         return "-"
     if cell["failed"] == cell["fits"]:
         return f"ERROR {_error_text(cell['error'])}"
-    text = f"{_number(cell['mean'])} ± {_number(cell['std'])} ({_number(cell['worst'])})"
+    text = (
+        f"{_number(cell['mean'])} ± {_number(cell['std'])} "
+        f"({_number(cell['worst'])}, {_number(cell['p10'])})"
+    )
     if cell["failed"]:
         text += f" [{cell['failed']}/{cell['fits']} failed: {_error_text(cell['error'])}]"
     return text
@@ -373,8 +374,8 @@ def tables(runs, table, names, epsilons):
         part = groups[(dataset, task)]
         header = ["estimator", "inputs", *[f"ε={e:g}" for e in epsilons]]
         lines = [
-            f"**{dataset}: {task}, {METRIC[task]}** (mean ± std (worst) over "
-            f"{part['repeat'].nunique()} seeds)",
+            f"**{dataset}: {task}, {METRIC[task]}** (mean ± std (worst seed, 10th "
+            f"percentile) over {part['repeat'].nunique()} seeds)",
             "",
             "| " + " | ".join(header) + " |",
             "|" + "---|" * len(header),
@@ -505,7 +506,8 @@ def main(argv=()):
         f"- datasets: {', '.join(args.datasets)} (Adult: {ADULT_ROWS:,} rows without a missing "
         f"value, numeric columns for estimators without the categorical input tag); "
         f"{int(TEST_SIZE * 100)}% test split per seed, clusterers fit every row\n"
-        f"- {args.repeats} seeds (base seed {args.seed}); cells: mean ± std (worst seed)\n"
+        f"- {args.repeats} seeds (base seed {args.seed}); "
+        "cells: mean ± std (worst seed, 10th percentile)\n"
         f"- diffprivlib: {dpl_info if not dpl_ok else dpl_info + ', its defaults on numpy'}\n\n"
     )
     text += tables(runs, table, names, args.epsilons) if len(runs) else "(no fits)\n"

@@ -115,6 +115,25 @@ def test_summary_is_mean_and_std_per_epsilon(diabetes):
     assert "DummyRegressor (non-private)" in table
 
 
+def test_seed_spread_reports_the_worst_seed_from_the_bad_side():
+    scores = np.arange(1.0, 11.0)  # ten seeds scoring 1..10
+    higher = _report.seed_spread(scores, metric="accuracy")
+    lower = _report.seed_spread(scores, metric="NICV")
+    assert higher["worst"] == 1.0 and lower["worst"] == 10.0
+    assert higher["p10"] == pytest.approx(np.quantile(scores, 0.1))
+    assert lower["p10"] == pytest.approx(np.quantile(scores, 0.9))
+    assert higher["mean"] == lower["mean"] == 5.5
+
+
+def test_table_cells_carry_the_worst_seed_and_tenth_percentile(diabetes):
+    jobs, factories = _harness.build_jobs(diabetes, [ENTRY], [1.0], 5)
+    runs = _harness.run(diabetes, jobs, factories, progress=False)
+    scores = runs[runs["kind"] == "skdp"]["score"]
+    table = _report.markdown_tables(_report.summarize(runs), [1.0])
+    p10 = np.quantile(scores, 0.1)
+    assert f"({scores.min():.3f}, {p10:.3f})" in table
+
+
 def test_cli_writes_csv_markdown_and_plot(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr("benchmarks.regression.ENTRIES", [ENTRY])
     code = utility.main(
