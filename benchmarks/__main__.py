@@ -22,6 +22,7 @@ BENCHMARKS = [
     "optics_scaling",
     "dask_scaling",
     "defaults",
+    "small_data",
 ]
 
 
