@@ -11,22 +11,31 @@ KIND_ORDER = {"skdp": 0, "diffprivlib": 1, "non-private": 2}
 LOWER_IS_BETTER = frozenset({"NICV"})
 
 
-def seed_spread(scores, metric=""):
+def seed_spread(scores, metric="", *, lower_is_better=None):
     """Mean, std, worst seed and the 10th percentile (from the bad side) of one cell's runs.
 
     A user meets one run, not the mean: ``worst`` is the worst seed and ``p10`` the score
-    that 90% of seeds beat. For a metric in :data:`LOWER_IS_BETTER` the bad side is the top.
+    that 90% of seeds beat. For a metric in :data:`LOWER_IS_BETTER` (or with
+    ``lower_is_better=True``) the bad side is the top. NaN scores are left out.
     """
     scores = np.asarray(scores, dtype=float)
+    scores = scores[~np.isnan(scores)]
     if scores.size == 0:
         return {"mean": np.nan, "std": np.nan, "worst": np.nan, "p10": np.nan}
-    lower = metric in LOWER_IS_BETTER
+    lower = metric in LOWER_IS_BETTER if lower_is_better is None else lower_is_better
     return {
         "mean": float(scores.mean()),
         "std": float(scores.std(ddof=1)) if scores.size > 1 else 0.0,
         "worst": float(scores.max() if lower else scores.min()),
         "p10": float(np.quantile(scores, 0.9 if lower else 0.1)),
     }
+
+
+def spread_text(scores, *, lower_is_better=False, digits=3):
+    """``"mean ± std (worst, p10)"`` of one cell's runs, for the benchmarks' tables."""
+    cell = seed_spread(scores, lower_is_better=lower_is_better)
+    mean, std, worst, p10 = (f"{cell[k]:.{digits}f}" for k in ("mean", "std", "worst", "p10"))
+    return f"{mean} ± {std} ({worst}, {p10})"
 
 
 def summarize(runs):

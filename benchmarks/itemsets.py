@@ -17,7 +17,8 @@
   items; mushroom, 18 to 20 items) and against the number of transactions (MSNBC
   replicated 1 to 8 times).
 
-Each cell is the mean ± std over ``--repeats`` fits with seeds 0, 1, ...
+Each utility cell is the mean ± std (worst seed, 10th percentile from the bad side) over
+``--repeats`` fits with seeds 0, 1, ...; time and memory cells are mean ± std.
 """
 
 import argparse
@@ -27,6 +28,7 @@ import tracemalloc
 import numpy as np
 import scipy.sparse as sp
 
+from benchmarks._report import spread_text
 from skdp.datasets import fetch_fimi, fetch_msnbc
 from skdp.frequent_patterns import DPFrequentItemsets
 from skdp.frequent_patterns._bitmask import mask_counts, pack_transactions, superset_sums
@@ -50,8 +52,8 @@ def exact_top_k_masks(X, n_items, k):
     return {frozenset(j for j in range(n_items) if (m >> j) & 1) for m in order[:k]}
 
 
-def _mean_std(values):
-    return f"{np.nanmean(values):.3f} ± {np.nanstd(values):.3f}"
+def _mean_std(values, lower_is_better=False):
+    return spread_text(values, lower_is_better=lower_is_better)
 
 
 def seed_table(table, X, repeats):
@@ -108,7 +110,7 @@ def large_universe(repeats):
                         noisy = released["count"].to_numpy()[hit]
                         errors.append(np.median(np.abs(noisy - exact) / exact) if hit.any()
                                       else np.nan)  # fmt: skip
-                    cells = f"{_mean_std(precision)} | {_mean_std(errors)}"
+                    cells = f"{_mean_std(precision)} | {_mean_std(errors, lower_is_better=True)}"
                     print(f"| {name} | {method} | {epsilon:g} | {k} | {cells} "
                           f"| {np.mean(times):.2f} |", flush=True)  # fmt: skip
 
@@ -131,7 +133,7 @@ def scaling(repeats):
             times.append(time.perf_counter() - start)
             peaks.append(tracemalloc.get_traced_memory()[1] / 2**20)
             tracemalloc.stop()
-        print(f"| {name} | {X.shape[0]:,} | {q} | {_mean_std(times)} "
+        print(f"| {name} | {X.shape[0]:,} | {q} | {np.mean(times):.3f} ± {np.std(times):.3f} "
               f"| {np.mean(peaks):.0f} |", flush=True)  # fmt: skip
 
 

@@ -20,6 +20,7 @@ from sklearn.metrics import accuracy_score, r2_score
 from sklearn.svm import LinearSVC
 
 from benchmarks._harness import timed_fits
+from benchmarks._report import spread_text
 from skdp.exceptions import ClippingWarning
 from skdp.linear_model import (
     FunctionalMechanismClassifier,
@@ -60,7 +61,7 @@ def _classifiers(epsilon, seed, n_features):
 
 
 def _mean_std(values):
-    return f"{np.mean(values):.4f} ± {np.std(values):.4f}"
+    return spread_text(values, digits=4)
 
 
 def accuracy_vs_n(sizes, n_features, epsilon, repeats):
