@@ -173,12 +173,13 @@ def test_rbf_kernel_spends_nothing_on_a_norm():
 
 
 # coef_ and intercept_ of these declared fits before data_norm=None was estimated
-# (commit 055e965): declared inputs spend nothing new and give the same models
+# (commit 055e965): declared inputs spend nothing new and give the same models. The
+# logistic one since its regularisation rule (issue 21: Lambda from the noise's mean norm)
 BEFORE = {
     "logistic": (
         ObjectivePerturbationLogistic(data_norm=8.0, classes=[0, 1], random_state=3),
-        [0.0836650962672, 0.484246480207, 0.457614698009, -0.238424051772],
-        [0.0937593921134],
+        [0.0979828002426, 0.418751370095, 0.414142631577, -0.189693524246],
+        [0.0808557229459],
     ),
     "svm_output": (
         PrivateSVM(data_norm=8.0, classes=[0, 1], mechanism="output", C=0.1, random_state=3),

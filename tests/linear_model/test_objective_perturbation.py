@@ -12,6 +12,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 
 import skdp.linear_model._objective_perturbation as module
+import skdp.linear_model._op_rules as rules
 from skdp import PrivacyLedger
 from skdp.exceptions import ClippingWarning, PrivacyLeakWarning
 from skdp.linear_model import ObjectivePerturbationLogistic
@@ -61,36 +62,64 @@ def spends(fitted_params, X=X_BIN, y=Y_BIN):
     return fitted, ledger, entries
 
 
-def test_ledger_when_the_curvature_term_fits_in_half_the_budget():
+def test_ledger_splits_epsilon_between_curvature_and_noise():
     fitted, ledger, entries = spends({"epsilon": 1.0, "C": 1.0})
-    curvature = math.log1p(0.25)  # log(1 + c C), below epsilon / 2
+    lam = 1 / 1.0 + fitted.extra_regularization_
+    curvature = math.log1p(0.25 / lam)  # log(1 + c / Lambda)
     assert entries == [
         ("objective_perturbation_curvature", pytest.approx(curvature, rel=1e-12)),
         ("l2_laplace_noise", pytest.approx(1.0 - curvature, rel=1e-12)),
     ]
     assert ledger.total.epsilon == pytest.approx(1.0, rel=1e-12)
     assert fitted.privacy_spent_ == ledger.total
-    assert fitted.extra_regularization_ == 0.0
+    # the rule: Lambda = noise_dim * Delta / (omega * beta), 5 noise coordinates, Delta 1
+    assert lam * rules.WEIGHT_SCALE * (1 - curvature) == pytest.approx(5.0, rel=1e-9)
     declared = {"n_samples": 0.0, "bounds": 0.0, "data_norm": 0.0}  # nothing estimated
     assert fitted.epsilon_split_ == pytest.approx(
         {**declared, "noise": 1 - curvature, "curvature": curvature}
     )
 
 
-@pytest.mark.parametrize(("epsilon", "C"), [(0.2, 1.0), (1.0, 100.0)])
-def test_ledger_with_extra_regularization(epsilon, C):
-    """Small epsilon or large C: Delta > 0 brings the curvature cost to epsilon / 2."""
-    fitted, ledger, entries = spends({"epsilon": epsilon, "C": C})
-    assert fitted.extra_regularization_ > 0
-    lam = 1 / C + fitted.extra_regularization_
-    curvature = math.log1p(0.25 / lam)
-    assert curvature <= epsilon / 2 and curvature == pytest.approx(epsilon / 2, rel=1e-9)
-    assert entries == [
-        ("objective_perturbation_curvature", pytest.approx(epsilon / 2)),
-        ("l2_laplace_noise", pytest.approx(epsilon / 2)),
+def test_strong_user_regularisation_is_kept():
+    """1 / C above the rule's Lambda: no extra regularisation."""
+    fitted, ledger, entries = spends({"epsilon": 1.0, "C": 0.01})
+    assert fitted.extra_regularization_ == 0.0
+    assert entries[0][1] == pytest.approx(math.log1p(0.25 * 0.01), rel=1e-12)
+    assert ledger.total.epsilon == pytest.approx(1.0, rel=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("epsilon", "C", "kwargs"),
+    [
+        (0.2, 1.0, {"curvature": 0.25, "noise_dim": 5}),
+        (1.0, 100.0, {"curvature": 0.25, "noise_dim": 5}),
+        (0.05, 100.0, {"curvature": 0.1, "rank": 9, "noise_dim": 1, "sensitivity": 0.01}),
+        (1e12, 3.0, {"curvature": 1 / 3, "rank": 2, "noise_dim": 10, "sensitivity": 1.5}),
+    ],
+)
+def test_rule_is_the_largest_of_its_three_lower_bounds(epsilon, C, kwargs):
+    extra, beta = rules.perturbation_parameters(epsilon, C, **kwargs)
+    lam, rank = 1 / C + extra, kwargs.get("rank", 1)
+    curvature = rank * math.log1p(kwargs["curvature"] / lam)
+    assert beta == pytest.approx(epsilon - curvature, rel=1e-12)
+    assert curvature <= epsilon / 2  # beta never below epsilon / 2
+    fixed_point = kwargs["noise_dim"] * kwargs.get("sensitivity", 1.0) / rules.WEIGHT_SCALE
+    assert lam * beta >= fixed_point * (1 - 1e-9)
+    # and Lambda is the smallest such: one of the three bounds is tight
+    tight = [
+        lam == pytest.approx(1 / C, rel=1e-9),
+        curvature == pytest.approx(epsilon / 2, rel=1e-9),
+        lam * beta == pytest.approx(fixed_point, rel=1e-9),
     ]
-    assert ledger.total.epsilon == pytest.approx(epsilon, rel=1e-12)
-    assert fitted.privacy_spent_.epsilon == pytest.approx(epsilon, rel=1e-12)
+    assert any(tight)
+
+
+def test_small_epsilon_regularises_more():
+    lams = [
+        1 + rules.perturbation_parameters(e, 1.0, curvature=1 / 3, rank=2, noise_dim=10)[0]
+        for e in (0.1, 0.5, 1.0, 2.0, 5.0)
+    ]
+    assert lams == sorted(lams, reverse=True) and lams[0] > 10 * lams[-1]
 
 
 def test_one_vs_rest_spends_epsilon_over_k_per_class():
@@ -109,7 +138,8 @@ def test_one_vs_rest_spends_epsilon_over_k_per_class():
     assert fitted.coef_.shape == (3, 4) and fitted.intercept_.shape == (3,)
 
 
-def test_multinomial_pays_sqrt2_noise_and_k_minus_1_curvature(monkeypatch):
+def test_multinomial_noise_lives_where_the_gradients_do(monkeypatch):
+    """(K - 1) dim noise coordinates, sensitivity sqrt 2, Jacobian (K-1) log(1 + 1/(K Lambda))."""
     seen = []
     real = module.l2_laplace_noise
 
@@ -120,11 +150,22 @@ def test_multinomial_pays_sqrt2_noise_and_k_minus_1_curvature(monkeypatch):
     monkeypatch.setattr(module, "l2_laplace_noise", recording)
     params = {"epsilon": 1.0, "C": 0.5, "data_norm": NORM_IRIS, "classes": [0, 1, 2]}
     fitted, ledger, entries = spends(params, X_IRIS, Y_IRIS)  # multinomial is the default
-    curvature = 2 * math.log1p(0.5 * 0.5)  # (K - 1) log(1 + C / 2)
-    assert seen == [(15, math.sqrt(2), pytest.approx(1 - curvature))]
+    lam = 2.0 + fitted.extra_regularization_
+    curvature = 2 * math.log1p(1 / (3 * lam))
+    assert seen == [(10, math.sqrt(2), pytest.approx(1 - curvature))]
     assert entries[0] == ("objective_perturbation_curvature", pytest.approx(curvature))
     assert ledger.total.epsilon == pytest.approx(1.0, rel=1e-12)
     assert fitted.coef_.shape == (3, 4)
+    # noise and gradients sum to zero over the classes, so does the minimiser
+    np.testing.assert_allclose(fitted.coef_.sum(axis=0), 0, atol=1e-9)
+    np.testing.assert_allclose(fitted.intercept_.sum(), 0, atol=1e-9)
+
+
+def test_sum_zero_basis_is_orthonormal():
+    for k in (2, 3, 7):
+        U = rules.sum_zero_basis(k)
+        np.testing.assert_allclose(U.T @ U, np.eye(k - 1), atol=1e-12)
+        np.testing.assert_allclose(U.sum(axis=0), 0, atol=1e-12)
 
 
 # ---------------------------------------------------- exactness: large epsilon, solver

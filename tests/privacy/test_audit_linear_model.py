@@ -119,3 +119,42 @@ def test_audit_flags_a_data_norm_read_from_the_data(monkeypatch):
         n_samples=200, random_state=0,
     )  # fmt: skip
     assert not result.passed, str(result)
+
+
+# ------------------------------------------ multinomial: noise in the sum-zero subspace
+# Three classes, one feature, no intercept: the sixth record (x = 1, class 2) is removed
+# in the neighbour. The released statistic is class 2's weight (the noise coordinates
+# are mapped onto the sum-zero subspace, so the weights of all classes move together).
+Y3 = np.array([0, 1, 0, 1, 0, 2])
+
+
+def release_multinomial(data, rng):
+    X_, y_ = data
+    model = ObjectivePerturbationLogistic(
+        epsilon=EPSILON, C=100.0, data_norm=1.0, fit_intercept=False,
+        classes=[0, 1, 2], random_state=rng,
+    ).fit(X_, y_)  # fmt: skip
+    return model.coef_[2, 0]
+
+
+def audit_multinomial(n_search=300, n_samples=1500):
+    return audit(
+        release_multinomial, (X, Y3), (X[:-1], Y3[:-1]), epsilon=EPSILON,
+        n_search=n_search, n_samples=n_samples, random_state=0,
+    )  # fmt: skip
+
+
+def test_multinomial_passes_audit():
+    result = audit_multinomial()
+    assert result.passed, str(result)
+
+
+def test_audit_flags_a_multinomial_fit_with_noise_for_10x_epsilon(monkeypatch):
+    real = module.l2_laplace_noise
+
+    def too_little_noise(dimension, *, epsilon, **kwargs):
+        return real(dimension, epsilon=10 * epsilon, **kwargs)
+
+    monkeypatch.setattr(module, "l2_laplace_noise", too_little_noise)
+    result = audit_multinomial(n_search=200, n_samples=1000)
+    assert not result.passed, str(result)
