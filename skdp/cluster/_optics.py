@@ -5,7 +5,6 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin, _fit_context
-from sklearn.cluster import cluster_optics_dbscan
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -15,11 +14,11 @@ from skdp.cluster._grid import cell_centres, noisy_histogram, norm_sub
 from skdp.cluster._grid import uniform_grid_shape as grid_rule
 from skdp.cluster._optics_grid import (
     GridMap,
+    density_labels,
     distance_grid,
     given_grid,
     no_clusters,
-    xi_clusters,
-    xi_labels,
+    reachability_labels,
 )
 from skdp.cluster._preamble import declared_bounds, fit_preamble
 from skdp.cluster._weighted_optics import weighted_optics
@@ -49,8 +48,10 @@ class DPOPTICS(DifferentialPrivacyMixin, ClusterMixin, BaseEstimator):
 
     Releases one noisy histogram over a public grid on the bounds (every cell noised),
     then runs OPTICS on the occupied cells, each weighted by its count, and extracts
-    clusters with scikit-learn's ``xi`` or DBSCAN-like ``eps`` rule: all
-    post-processing. Optionally releases a noisy record count per cluster.
+    clusters: by default the most stable clusters of the noisy grid density
+    (HDBSCAN's excess of mass), or scikit-learn's ``xi`` or DBSCAN-like ``eps`` rule
+    on the reachability; all post-processing. Optionally releases a noisy record
+    count per cluster.
 
     Parameters
     ----------
@@ -69,12 +70,14 @@ class DPOPTICS(DifferentialPrivacyMixin, ClusterMixin, BaseEstimator):
         included; also the ``min_samples`` of the ``xi`` extraction, there in cells.
     max_eps : float, default=inf
         As in scikit-learn's ``OPTICS``, in the units of ``X``.
-    cluster_method : {"xi", "dbscan"}, default="xi"
-        ``"xi"`` runs scikit-learn's steep-area extraction on the cells' reachability
-        and keeps clusters spanning at least ``2**d`` cells (smaller ones are mostly
-        steps of the grid's quantised distances, such as a blob's core cells) and
-        ``min_cluster_size`` records. It needs a grid fine enough for the shapes:
-        give a finite ``max_eps`` (the grid then resolves it).
+    cluster_method : {"eom", "xi", "dbscan"}, default="eom"
+        ``"eom"`` (see Notes): the most stable clusters (excess of mass) of the
+        cluster tree of the noisy cell counts above a noise floor, at the finest
+        resolution the noise allows. ``"xi"`` runs scikit-learn's steep-area
+        extraction on the cells' reachability and keeps clusters spanning at least
+        ``2**d`` cells (smaller ones are mostly steps of the grid's quantised
+        distances) and ``min_cluster_size`` records; it needs a grid fine enough
+        for the shapes: give a finite ``max_eps`` (the grid then resolves it).
     xi : float in (0, 1), default=0.05
         Minimum steepness of the reachability plot that bounds a cluster, as in
         scikit-learn's ``OPTICS`` (``cluster_method="xi"`` only).
@@ -82,9 +85,10 @@ class DPOPTICS(DifferentialPrivacyMixin, ClusterMixin, BaseEstimator):
         For ``"dbscan"``: the reachability cut (None: ``max_eps``), raised to the cell
         diagonal when the grid is coarser, so that touching cells connect.
     min_cluster_size : int > 1, float in (0, 1] or None, default=None
-        Smallest cluster of the ``xi`` extraction, in records as in scikit-learn's
-        ``OPTICS`` (a float: a fraction of the noisy total), measured by the noisy
-        weight of the cluster's cells. None: ``min_samples``.
+        Smallest cluster of the ``eom`` and ``xi`` extractions, in records as in
+        scikit-learn's ``OPTICS`` (a float: a fraction of the noisy total), measured
+        by the noisy weight of the cluster's cells. None: ``min_samples``. ``"eom"``
+        also requires twice the noise floor (see Notes).
     grid_size : int, tuple of int or None, default=None
         Cells per dimension. None: cells of diagonal at most ``eps`` (dbscan) or a
         finite ``max_eps``, so that the grid resolves the distance the clustering
@@ -123,6 +127,10 @@ class DPOPTICS(DifferentialPrivacyMixin, ClusterMixin, BaseEstimator):
     cell_labels_ : ndarray of shape (n_occupied_cells,)
     cluster_hierarchy_ : ndarray of shape (n_clusters, 2)
         ``xi`` only: start and end positions in ``ordering_``.
+    density_floor_ : float or None
+        ``eom`` only: the lowest level of the cluster tree, in records per block.
+    block_width_ : int or None
+        ``eom`` only: cells per side of the blocks whose summed counts it clustered.
     cluster_counts_ : ndarray of shape (n_clusters,)
         Noisy number of records per cluster (empty when ``count_share=0``).
     noise_count_ : int or None
@@ -159,6 +167,35 @@ class DPOPTICS(DifferentialPrivacyMixin, ClusterMixin, BaseEstimator):
     ``1 - count_share : count_share`` between the histogram and the per-cluster
     counts. The ledger measures the total, which equals ``epsilon``.
 
+    **Default extraction** (``"eom"``), a function of the noisy counts and public
+    values only. On a grid a cell holds more than ``min_samples`` records, so the
+    cells' core distances are 0 and their reachability takes only the grid's few
+    distances; the ``xi`` steepness then reads noise-level cells, and two shapes one
+    or two cells apart came out as one cluster or two by the seed (measured on
+    ``make_moons`` and ``make_circles``, 10^4 points, epsilon 1, bounds only:
+    adjusted Rand index 0.99 or 0). Instead:
+
+    1. *Resolution*: sum the counts over cubes of ``k^d`` cells, ``k`` the smallest
+       width at which 80% of the noisy total lies in blocks above their noise
+       floor (else the width up to 16 that holds most). With too little budget for
+       the data the blocks widen: fewer, larger cells.
+    2. *Floor*: the level that the summed discrete-Laplace noise exceeds in about
+       one block of the grid (Chernoff's bound, a union over the blocks), raised to
+       the density of ``min_samples`` records in a ball of radius a finite
+       ``max_eps`` (OPTICS's least dense core point).
+    3. *Cluster tree* of the blocks above the floor (Hartigan 1975): connected
+       components of each superlevel set, blocks touching by a face, edge or
+       corner. A component is a cluster once it holds ``min_cluster_size`` records
+       and twice the floor, and its peak stands two standard deviations
+       (sampling and noise) above the current level (the pruning of spurious
+       branches, Stuetzle and Nugent 2010).
+    4. *Selection*: HDBSCAN's excess of mass (Campello, Moulavi and Sander, PAKDD
+       2013): the set of clusters of largest total stability; ties go to the
+       parent. Blocks below the floor that touch a cluster join their densest
+       clustered neighbour (DBSCAN's border points); the rest is noise (-1).
+
+    With no block above the floor every label is -1.
+
     **Small or degenerate data**: any finite ``X`` with at least one row fits (one
     row, a constant column); with too little signal every cell is noise and every
     label is -1. NaN and infinite values are refused by name, as are zero rows.
@@ -185,7 +222,7 @@ class DPOPTICS(DifferentialPrivacyMixin, ClusterMixin, BaseEstimator):
         "bounds": [None, tuple, list, dict, np.ndarray],
         "min_samples": [Interval(Integral, 1, None, closed="left")],
         "max_eps": [Interval(Real, 0, None, closed="right")],
-        "cluster_method": [StrOptions({"xi", "dbscan"})],
+        "cluster_method": [StrOptions({"eom", "xi", "dbscan"})],
         "xi": [Interval(Real, 0, 1, closed="neither")],
         "eps": [None, Interval(Real, 0, None, closed="neither")],
         "min_cluster_size": [
@@ -206,7 +243,7 @@ class DPOPTICS(DifferentialPrivacyMixin, ClusterMixin, BaseEstimator):
         bounds=None,
         min_samples=5,
         max_eps=np.inf,
-        cluster_method="xi",
+        cluster_method="eom",
         xi=0.05,
         eps=None,
         min_cluster_size=None,
@@ -287,6 +324,7 @@ class DPOPTICS(DifferentialPrivacyMixin, ClusterMixin, BaseEstimator):
             counts, n_clipped = sum_blocks(self._grid_map().counts, X)
             warn_clipped(n_clipped, count_rows(X) * d, stacklevel=4)
             histogram = noisy_histogram(counts, epsilon=split["histogram"], rng=rng)
+            self.epsilon_split_ = split  # the noise scale of the histogram, for "eom"
             self.cluster_from_histogram(histogram)
             self._release_counts(X, split["counts"], rng)
         self.labels_ = map_rows(self._grid_map().labels, X, dtype=np.intp)
@@ -324,44 +362,22 @@ class DPOPTICS(DifferentialPrivacyMixin, ClusterMixin, BaseEstimator):
         )
         self.cell_centers_, self.cell_weights_ = centres, weights[occupied]
         self.cluster_hierarchy_ = no_clusters()
+        self.density_floor_, self.block_width_ = None, None
+        self._grid_labels = np.full(math.prod(self.grid_shape_), -1, dtype=np.intp)
         if occupied.size == 0:
             empty = np.empty(0, dtype=np.intp)
-            self.ordering_, self.predecessor_, self.cell_labels_ = empty, empty, empty
+            self.ordering_, self.predecessor_ = empty, empty
             self.reachability_, self.core_distances_ = np.empty(0), np.empty(0)
         else:
             self.ordering_, self.reachability_, self.core_distances_, self.predecessor_ = (
                 weighted_optics(centres, self.cell_weights_, self.min_samples, self.max_eps)
             )
-            self.cell_labels_ = self._extract()
-        self._grid_labels = np.full(math.prod(self.grid_shape_), -1, dtype=np.intp)
-        self._grid_labels[occupied] = self.cell_labels_
+            if self.cluster_method == "eom":
+                self._grid_labels[:] = density_labels(self)
+            else:
+                self._grid_labels[occupied] = reachability_labels(self)
+        self.cell_labels_ = self._grid_labels[occupied]
         return self
-
-    def _extract(self):
-        if self.cluster_method == "dbscan":
-            eps = self.max_eps if self.eps is None else self.eps
-            lower, upper = self.bounds_
-            # touching cells (diagonals too) must connect: the cut is at least a diagonal
-            sides = (upper - lower) / np.asarray(self.grid_shape_)
-            eps = max(eps, float(np.sqrt(np.sum(sides**2))) * (1 + 1e-9))
-            return cluster_optics_dbscan(
-                reachability=self.reachability_,
-                core_distances=self.core_distances_,
-                ordering=self.ordering_,
-                eps=eps,
-            )
-        size = self.min_samples if self.min_cluster_size is None else self.min_cluster_size
-        self.cluster_hierarchy_ = xi_clusters(
-            self.reachability_,
-            self.predecessor_,
-            self.ordering_,
-            self.cell_weights_,
-            min_samples=self.min_samples,
-            min_cluster_size=size,
-            xi=self.xi,
-            min_cells=2 ** len(self.grid_shape_),
-        )
-        return xi_labels(self.ordering_, self.cluster_hierarchy_)
 
     def _release_counts(self, X, epsilon, rng):
         """Noisy records per cluster and in the noise group, by parallel composition."""

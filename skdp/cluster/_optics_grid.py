@@ -8,11 +8,21 @@ import math
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.cluster import cluster_optics_xi
+from sklearn.cluster import cluster_optics_dbscan, cluster_optics_xi
 
 from skdp.cluster._grid import cell_index
+from skdp.cluster._optics_eom import grid_eom_labels
 
-__all__ = ["GridMap", "distance_grid", "given_grid", "no_clusters", "xi_clusters", "xi_labels"]
+__all__ = [
+    "GridMap",
+    "density_labels",
+    "distance_grid",
+    "given_grid",
+    "no_clusters",
+    "reachability_labels",
+    "xi_clusters",
+    "xi_labels",
+]
 
 
 def distance_grid(lower, upper, radius, max_cells):
@@ -135,3 +145,48 @@ def xi_labels(ordering, clusters):
     out = np.empty_like(labels)
     out[ordering] = labels
     return out
+
+
+def density_labels(model):
+    """``"eom"``: the cluster of every grid cell, the most stable clusters of the noisy
+    grid density (:func:`skdp.cluster._optics_eom.grid_eom_labels`); sets the model's
+    ``density_floor_`` and ``block_width_``."""
+    lower, upper = model.bounds_
+    labels, model.density_floor_, model.block_width_ = grid_eom_labels(
+        model.histogram_,
+        model.epsilon_split_["histogram"],
+        cell_sides=(upper - lower) / np.asarray(model.grid_shape_),
+        min_samples=model.min_samples,
+        max_eps=model.max_eps,
+        min_cluster_size=model.min_cluster_size,
+    )
+    return labels
+
+
+def reachability_labels(model):
+    """``"xi"`` or ``"dbscan"``: the cluster of every occupied cell, from the model's
+    reachability plot; ``"xi"`` sets its ``cluster_hierarchy_``."""
+    if model.cluster_method == "dbscan":
+        eps = model.max_eps if model.eps is None else model.eps
+        lower, upper = model.bounds_
+        # touching cells (diagonals too) must connect: the cut is at least a diagonal
+        sides = (upper - lower) / np.asarray(model.grid_shape_)
+        eps = max(eps, float(np.sqrt(np.sum(sides**2))) * (1 + 1e-9))
+        return cluster_optics_dbscan(
+            reachability=model.reachability_,
+            core_distances=model.core_distances_,
+            ordering=model.ordering_,
+            eps=eps,
+        )
+    size = model.min_samples if model.min_cluster_size is None else model.min_cluster_size
+    model.cluster_hierarchy_ = xi_clusters(
+        model.reachability_,
+        model.predecessor_,
+        model.ordering_,
+        model.cell_weights_,
+        min_samples=model.min_samples,
+        min_cluster_size=size,
+        xi=model.xi,
+        min_cells=2 ** len(model.grid_shape_),
+    )
+    return xi_labels(model.ordering_, model.cluster_hierarchy_)

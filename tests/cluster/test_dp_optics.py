@@ -122,7 +122,7 @@ def test_weighted_core_distances_beyond_sixteen_neighbours_match_brute_force():
 @pytest.mark.parametrize("grid_size", [20, None], ids=["grid-given", "grid-rule"])
 @pytest.mark.parametrize("count_share", [0.0, 0.3])
 @pytest.mark.parametrize("ratio", [1.0, 1 / 20])
-@pytest.mark.parametrize("cluster_method", ["xi", "dbscan"])
+@pytest.mark.parametrize("cluster_method", ["eom", "xi", "dbscan"])
 def test_ledger_spends_exactly_epsilon(bounds, grid_size, count_share, ratio, cluster_method):
     """The counts compose in parallel over the released partition: the block costs its
     largest epsilon, the full count budget that the noise group always gets."""
@@ -152,7 +152,7 @@ def test_ledger_spends_exactly_epsilon(bounds, grid_size, count_share, ratio, cl
         assert split["bounds"] == 0 and model.bounds_tier_ is None
     # the grid rule needs N; dbscan with eps sizes the cells from eps instead; private
     # bounds release the count anyway, and one count serves both
-    needs_n = (grid_size is None and cluster_method == "xi") or bounds is None
+    needs_n = (grid_size is None and cluster_method != "dbscan") or bounds is None
     assert math.isclose(split["n_samples"], 0.05 * epsilon if needs_n else 0.0)
     assert (model.n_samples_estimate_ is None) == (not needs_n)
     rest = split["histogram"] + split["counts"]
@@ -208,7 +208,7 @@ def test_every_cell_is_noised_in_one_release_including_the_empty_ones(monkeypatc
 # post-processing -----------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module", params=["xi", "dbscan"])
+@pytest.fixture(scope="module", params=["eom", "xi", "dbscan"])
 def fitted(request):
     X, _ = blobs(sizes=(300, 150, 60))
     model = DPOPTICS(
@@ -242,6 +242,7 @@ def test_refitting_from_the_released_histogram_reproduces_the_clustering(fitted)
     fresh = DPOPTICS(**model.get_params())
     fresh.bounds_ = tuple(b.copy() for b in model.bounds_)
     fresh.grid_shape_ = model.grid_shape_
+    fresh.epsilon_split_ = dict(model.epsilon_split_)  # the histogram's noise scale
     fresh.cluster_from_histogram(model.histogram_.ravel().copy())
     assert_same_clustering(fresh, model)
     np.testing.assert_array_equal(fresh.histogram_, model.histogram_)
@@ -266,8 +267,9 @@ def test_xi_size_filter_counts_records_like_sklearn_points(min_cluster_size, rec
     X, _ = blobs(sizes=(120, 60, 30), n_outliers=10)
     side = 2000  # fine enough that no two points share a cell
     model = DPOPTICS(
-        bounds=BOUNDS, min_samples=8, grid_size=side, min_cluster_size=min_cluster_size
-    )
+        bounds=BOUNDS, min_samples=8, grid_size=side, min_cluster_size=min_cluster_size,
+        cluster_method="xi",
+    )  # fmt: skip
     model.bounds_ = (np.full(2, -10.0), np.full(2, 10.0))
     model.grid_shape_ = (side, side)
     cells = model._grid_map().cells(X)
@@ -351,8 +353,9 @@ def noisy_blobs():
 def test_large_epsilon_xi_matches_sklearn_optics_on_the_points(clean_blobs, grid_size):
     X, truth, reference = clean_blobs
     model = DPOPTICS(
-        epsilon=1e4, bounds=BOUNDS, min_samples=20, grid_size=grid_size, random_state=0
-    ).fit(X)
+        epsilon=1e4, bounds=BOUNDS, min_samples=20, grid_size=grid_size,
+        cluster_method="xi", random_state=0,
+    ).fit(X)  # fmt: skip
     assert adjusted_rand_score(reference, truth) >= 0.95  # the premise
     assert adjusted_rand_score(model.labels_, reference) >= 0.95
     assert adjusted_rand_score(model.labels_, truth) >= 0.95
@@ -376,7 +379,7 @@ def test_large_epsilon_dbscan_matches_sklearn_optics_on_the_points(noisy_blobs, 
 # released counts ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("cluster_method", ["xi", "dbscan"])
+@pytest.mark.parametrize("cluster_method", ["eom", "xi", "dbscan"])
 def test_large_epsilon_counts_are_the_records_in_each_cluster(cluster_method):
     X, _ = blobs(sizes=(500, 250, 100), n_outliers=15)
     model = DPOPTICS(
