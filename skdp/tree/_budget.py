@@ -1,11 +1,15 @@
-"""How a tree fit spends epsilon after the public-input estimates: depth and selections.
+"""How a tree fit spends epsilon after the noisy count: depth, selections and counts.
 
-``n_levels="auto"`` turns the noisy record count into a number of specializations
-(post-processing of the count); :func:`grow` runs MAXGDDP's or DiffGen's selections on
-their share of the budget.
+Every fit releases a noisy record count ``n~``; :func:`plan` turns it and the public
+budget into the number of specializations and how they are chosen (post-processing of
+the count); :func:`grow` runs MAXGDDP's or DiffGen's selections on their share, or,
+when the budget is too small for any selection to beat chance, makes free public cuts.
 """
 
 import math
+from dataclasses import dataclass
+
+import numpy as np
 
 from skdp.tree import _diffgen, _maxgddp
 
@@ -14,6 +18,25 @@ AUTO_RECORDS = 4.0
 AUTO_MAX = 12
 # a one-sided 95% lower bound of the count: n_low = max(1, n~ - COUNT_MARGIN / epsilon_n)
 COUNT_MARGIN = math.log(20)
+# a selection level needs about this many "records x epsilon" (n_est * its epsilon) to
+# pick a split that is worth its cells: the selection-limited depth is
+# floor(n_est * eps_selection / LEVEL_RECORDS)
+LEVEL_RECORDS = 15.0
+# below this n_est * epsilon no selection beats chance: FREE_LEVELS public cuts, all the
+# budget on the counts
+FREE_BELOW = 25.0
+FREE_LEVELS = 2
+
+
+@dataclass
+class Plan:
+    """What :func:`plan` decides: ``n_levels`` specializations, selected (``free`` False)
+    on ``selection`` epsilon, or made at public midpoints at random (``free`` True)."""
+
+    n_levels: int
+    selection: float
+    free: bool
+    n_est: float
 
 
 def auto_levels(n_noisy, epsilon_count, epsilon_counts, n_classes):
@@ -24,9 +47,7 @@ def auto_levels(n_noisy, epsilon_count, epsilon_counts, n_classes):
     record count (noise never buys depth), and ``K`` classes. ``h`` binary
     specializations make up to ``2**h`` cells, so the average cell x class count stays
     at least ``AUTO_RECORDS`` times the noise scale ``1 / epsilon_counts`` of a count.
-    Calibrated on the worst of 20 seeds on Iris, Wine and Breast cancer (1 to 3 levels
-    win up to epsilon = 1, 3 to 6 at epsilon = 5; the seed papers' 5 levels on Iris
-    fall to the majority class in the worst seed at epsilon = 1) and Adult (flat
+    Calibrated on the worst of 20 seeds on Iris, Wine and Breast cancer and Adult (flat
     between 5 and 13 levels). Monotone in ``n_noisy`` and defined for every count >= 1.
 
     Parameters
@@ -59,14 +80,97 @@ def auto_levels(n_noisy, epsilon_count, epsilon_counts, n_classes):
     return min(max(math.floor(math.log2(scale)), 1), AUTO_MAX)
 
 
-def grow(estimator, spec, n_levels, selection, rng):
-    """Run the selections of ``estimator.algorithm`` on ``selection`` epsilon.
+def plan(n_levels, n_noisy, epsilon_count, remaining, leaf_budget, n_classes):
+    """The depth and the selection budget, from public values and the noisy count only.
 
-    Returns the number of specializations made (fewer than ``n_levels`` when no
-    candidate is left; the unspent budget then goes to the counts).
+    ``n_est = max(1, n~ - 1 / epsilon_count)`` (the count less one noise scale). With
+    ``S = remaining * (1 - leaf_budget)`` the selection budget:
+
+    * ``n_est * remaining < FREE_BELOW``: no selection can tell splits apart (a split
+      worth making moves a fraction of ``n_est`` records, less than the selection
+      noise), so ``min(cap, FREE_LEVELS)`` cuts are made at public midpoints at random
+      (no budget) and all of ``remaining`` goes to the counts;
+    * otherwise ``min(cap, max(1, floor(n_est * S / LEVEL_RECORDS)))`` selected levels
+      on ``S``: each keeps at least ``LEVEL_RECORDS / n_est`` epsilon.
+
+    ``cap`` is ``n_levels`` (an int is an upper bound) or, for ``"auto"``, the count
+    rule :func:`auto_levels`.
+
+    Parameters
+    ----------
+    n_levels : int or "auto"
+    n_noisy : int
+        The released noisy count.
+    epsilon_count, remaining : float
+        The epsilon of the count; the epsilon left after it.
+    leaf_budget : float
+        Share of ``remaining`` for the counts.
+    n_classes : int
+
+    Returns
+    -------
+    Plan
+
+    Examples
+    --------
+    Iris's 100 training rows at epsilon 0.1 and 1 (5% for the count):
+
+    >>> from skdp.tree._budget import plan
+    >>> plan(5, 100, 0.005, 0.095, 0.3, 3).free
+    True
+    >>> plan(5, 105, 0.05, 0.95, 0.3, 3).n_levels
+    3
     """
+    n_est = max(1.0, n_noisy - 1.0 / epsilon_count)
+    selection = remaining * (1 - leaf_budget)
+    if n_levels == "auto":
+        cap = auto_levels(n_noisy, epsilon_count, remaining * leaf_budget, n_classes)
+    else:
+        cap = int(n_levels)
+    if n_est * remaining < FREE_BELOW:
+        return Plan(min(cap, FREE_LEVELS), 0.0, True, n_est)
+    levels = max(1, math.floor(n_est * selection / LEVEL_RECORDS))
+    return Plan(min(cap, levels), selection, False, n_est)
+
+
+def free_cuts(spec, n_levels, rng):
+    """``n_levels`` cuts at random among the public midpoints, on no budget.
+
+    A candidate is a categorical concept, or the middle grid point of an interval of a
+    column with declared bounds or a category order; an unbounded column has no public
+    middle and is not cut. The choice is uniform and never reads the records.
+    Returns the number of cuts made.
+    """
+    for step in range(n_levels):
+        found = []
+        for a, concept in spec.open_concepts():
+            attribute = spec.attributes[a]
+            if attribute.kind == "categorical":
+                split = None
+            elif attribute.kind == "numeric" and attribute.scale_free:
+                continue
+            else:
+                points = attribute.split_points(concept)
+                split = float(points[(points.size - 1) // 2])
+            if spec.fits_after(a, concept, split):
+                found.append((a, concept, split))
+        if not found:
+            return step
+        spec.specialize(*found[int(rng.integers(len(found)))])
+    return n_levels
+
+
+def grow(estimator, spec, the_plan, rng):
+    """Run the selections of ``estimator.algorithm`` on ``the_plan.selection`` epsilon.
+
+    Returns the number of specializations made (fewer than planned when no candidate is
+    left; the unspent budget then goes to the counts).
+    """
+    n_levels, selection = the_plan.n_levels, the_plan.selection
     if n_levels == 0:
         return 0
+    if the_plan.free:
+        return free_cuts(spec, n_levels, rng)
     # InfoGain lies in [0, log2 K]: its range bounds the sensitivity (1 for one class)
     sensitivity = 1.0 if estimator.utility == "max" else max(math.log2(spec.n_classes), 1.0)
     options = {"score": estimator.utility, "sensitivity": sensitivity, "noise": estimator.noise}
@@ -76,3 +180,14 @@ def grow(estimator, spec, n_levels, selection, rng):
     n_numeric = sum(a.kind != "categorical" for a in spec.attributes)
     step = selection / (n_numeric + 2 * n_levels)
     return _diffgen.grow(spec, n_levels=n_levels, epsilon_step=step, rng=rng, **options)
+
+
+def noise_floor(counts_epsilon, n_counts, n_est):
+    """Counts at or below this are taken as empty by the classifiers on the release.
+
+    ``max(2, ln(n_counts) / 2) / counts_epsilon`` (about the largest noise among
+    ``n_counts`` counts), capped at the average count ``n_est / n_counts`` so that a
+    small release is not emptied whole.
+    """
+    floor = max(2.0, np.log(n_counts) / 2) / counts_epsilon
+    return min(floor, n_est / n_counts)

@@ -15,7 +15,7 @@ from sklearn.utils.validation import (
 from skdp.accounting import PrivacyLedger
 from skdp.base import DifferentialPrivacyMixin
 from skdp.mechanisms import check_random_state, geometric
-from skdp.tree._budget import auto_levels, grow
+from skdp.tree._budget import grow, plan
 from skdp.tree._columns import as_frame, dask_input, dask_records, split_columns
 from skdp.tree._predict import Model, lazy_apply, lazy_generalize
 from skdp.tree._release import cut_records, fit_classifier, release_frame
@@ -60,12 +60,12 @@ class DPDecisionTree(DifferentialPrivacyMixin, ClassifierMixin, TransformerMixin
     epsilon : float, default=1.0
         Privacy budget of the whole fit (> 0).
     n_levels : int or "auto", default="auto"
-        Number of specializations ``h``. ``"auto"`` takes it from a noisy record count
-        ``n~`` (5% of epsilon): ``h = clip(floor(log2(n_low * eps_counts / (4 K))), 1,
-        12)`` with ``n_low = max(1, n~ - ln(20) / eps_n)`` (a 95% lower bound of the
-        count), ``eps_counts`` the epsilon of the cell counts and ``K`` the number of
-        classes: the average cell x class count stays above about 4 noise scales
-        (:func:`skdp.tree._budget.auto_levels`). An int releases no count.
+        Most specializations ``h``. ``"auto"`` caps them by a noisy record count ``n~``
+        (5% of epsilon): ``clip(floor(log2(n_low * eps_counts / (4 K))), 1, 12)`` with
+        ``n_low = max(1, n~ - ln(20) / eps_n)`` (a 95% lower bound of the count),
+        ``eps_counts`` the epsilon of the cell counts and ``K`` the number of classes
+        (:func:`skdp.tree._budget.auto_levels`). An int is the cap itself. Either way
+        the small-budget rule below (Notes) may make fewer.
     utility : {"max", "infogain"}, default="max"
         The score of a specialization (see :mod:`skdp.tree._specialization`).
     noise : {"exponential", "gumbel", "laplace"}, default="exponential"
@@ -127,8 +127,8 @@ class DPDecisionTree(DifferentialPrivacyMixin, ClassifierMixin, TransformerMixin
         ``{column: (lower, upper)}`` of the numeric columns: the declared bounds, or
         ``(-inf, inf)`` for a column split on the scale-free grid.
     epsilon_split_ : dict
-        ``"n_samples"`` (the noisy count, 0 with an int ``n_levels``), ``"selection"``
-        and ``"counts"``; they add up to ``epsilon``.
+        ``"n_samples"`` (the noisy count, 5%), ``"selection"`` and ``"counts"``; they
+        add up to ``epsilon``.
     privacy_spent_ : PrivacyBudget
     classes_ : ndarray
     n_levels_ : int
@@ -138,20 +138,40 @@ class DPDecisionTree(DifferentialPrivacyMixin, ClassifierMixin, TransformerMixin
     Notes
     -----
     Privacy: ``epsilon``-DP under add/remove-one-record neighbours, by sequential
-    composition of (1) with ``n_levels="auto"``, the noisy record count, 5% of epsilon
-    (:func:`skdp.utils._bounds.estimate_public_inputs`, sensitivity 1); the depth is a
-    function of it; (2) the selections, ``(1 - leaf_budget)`` of the rest, each through
-    :func:`skdp.mechanisms.report_noisy_max` with the score's sensitivity (Max: 1,
-    monotone; InfoGain: ``log2 K``, a range bound), composed sequentially (DiffGen's
-    split points of two sibling intervals in parallel); (3) the counts, the rest plus
-    any unspent selection budget: each record lies in exactly one cell x class, so the
-    count vector has L1 sensitivity 1 and :func:`skdp.mechanisms.geometric` makes it
-    DP. No budget goes to bounds: the candidates (concepts of the released cuts, the
-    even grid of declared bounds or the scale-free grid, boundaries of the declared
-    category order, the ``max_cells`` cap) never depend on the records. A scale-free
-    grid measured better than privately estimated bounds on Iris, Wine, Breast cancer
-    and Adult: estimates from a few hundred records collapse, and the tree needs only
-    candidate thresholds, not a clipping range.
+    composition of (1) the noisy record count ``n~``, 5% of epsilon
+    (:func:`skdp.utils._bounds.estimate_public_inputs`, sensitivity 1); the depth plan
+    is a function of it and public values; (2) the selections, ``(1 - leaf_budget)``
+    of the rest, each through :func:`skdp.mechanisms.report_noisy_max` with the
+    score's sensitivity (Max: 1, monotone; InfoGain: ``log2 K``, a range bound),
+    composed sequentially (DiffGen's split points of two sibling intervals in
+    parallel); (3) the counts, the rest plus any unspent selection budget: each record
+    lies in exactly one cell x class, so the count vector has L1 sensitivity 1 and
+    :func:`skdp.mechanisms.geometric` makes it DP. No budget goes to bounds: the
+    candidates (concepts of the released cuts, the even grid of declared bounds or the
+    scale-free grid, boundaries of the declared category order, the ``max_cells`` cap)
+    never depend on the records.
+
+    The depth plan when the budget is small for the data
+    (:func:`skdp.tree._budget.plan`) reads public values and ``n~`` only, with
+    ``n_est = max(1, n~ - 1 / eps_n)``, ``S`` the selection budget and ``R`` the
+    epsilon left after the count.
+
+    If ``n_est * R < 25``, a selection cannot tell a useful split from a useless one (on
+    Iris's 100 rows at epsilon 0.1 they differ by ~30 records, the selection noise
+    is ~ln(60) / 0.07 = 60 records); the fit then makes at most 2 cuts at public
+    midpoints (middle grid point of a bounded interval, a categorical concept),
+    chosen uniformly at random without reading the records, and puts all of ``R``
+    on the counts (as diffprivlib's random-split tree, Fletcher and Islam 2019);
+    unbounded columns have no public midpoint and are not cut.
+
+    Otherwise it makes at most ``max(1, floor(n_est * S / 15))`` selected levels:
+    each level keeps about 15 / ``n_est`` epsilon, enough to prefer a split that moves a sizeable
+    share of the records; the unspent selection budget goes to the counts.
+
+    The classifiers take counts at or below ``min(max(2, ln(m) / 2) / eps_counts,
+    n_est / m)`` (``m`` counts) as empty, so a small release is never emptied whole;
+    when nothing passes they predict the uniform distribution (ties go to the first
+    class).
 
     Examples
     --------
@@ -257,7 +277,6 @@ class DPDecisionTree(DifferentialPrivacyMixin, ClassifierMixin, TransformerMixin
             classes, y_codes = resolve_classes(self.classes, y, estimator_name=self._name)
             check_consistent_length(frame, y_codes)
         rng = check_random_state(self.random_state)
-        auto = isinstance(self.n_levels, str)
         with PrivacyLedger() as ledger:
             from_frame = isinstance(X, pd.DataFrame) or (dask_fit and hasattr(X, "columns"))
             columns, self.bounds_ = split_columns(
@@ -271,18 +290,15 @@ class DPDecisionTree(DifferentialPrivacyMixin, ClassifierMixin, TransformerMixin
             # the noisy record count of n_levels="auto" (nothing else is estimated)
             n_samples = encoded.shape[0] if dask_fit else len(frame)
             public = estimate_public_inputs(
-                self.epsilon, n_samples=n_samples, need_count=auto, random_state=rng
+                self.epsilon, n_samples=n_samples, need_count=True, random_state=rng
             )
             spec = Specializer(columns.attributes, encoded, y_codes, len(classes), self.max_cells)
-            selection = public.remaining * (1 - self.leaf_budget)
-            n_levels = self.n_levels
-            if auto:
-                n_levels = auto_levels(
-                    public.n_samples, public.epsilon_split["n_samples"],
-                    public.remaining * self.leaf_budget, len(classes),
-                )  # fmt: skip
+            the_plan = plan(
+                self.n_levels, public.n_samples, public.epsilon_split["n_samples"],
+                public.remaining, self.leaf_budget, len(classes),
+            )  # fmt: skip
             with PrivacyLedger() as selecting:
-                self.n_levels_ = grow(self, spec, n_levels, selection, rng)
+                self.n_levels_ = grow(self, spec, the_plan, rng)
             # the rest, as the ledger adds it up (so that it totals epsilon exactly)
             counts_epsilon = self.epsilon - ledger.total.epsilon
             noisy = geometric(spec.cell_counts(), epsilon=counts_epsilon, random_state=rng)
@@ -295,14 +311,17 @@ class DPDecisionTree(DifferentialPrivacyMixin, ClassifierMixin, TransformerMixin
         self.classes_ = classes
         self.cuts_ = cut_records(columns.attributes, columns.names, spec.history)
         self.release_ = release_frame(columns.attributes, columns.names, noisy, classes)
-        self._fit_classifier(np.clip(noisy, 0, None), spec.cut_history, counts_epsilon, rng)
+        self._fit_classifier(
+            np.clip(noisy, 0, None), spec.cut_history, counts_epsilon, the_plan.n_est, rng
+        )
         return self
 
-    def _fit_classifier(self, counts, history, counts_epsilon, rng):
+    def _fit_classifier(self, counts, history, counts_epsilon, n_est, rng):
         self._cut_history = history
         self._leaf_proba, self._tree, self._tree_classes = fit_classifier(
-            self.classifier, self._columns.attributes, history, counts, counts_epsilon, rng
-        )
+            self.classifier, self._columns.attributes, history, counts, counts_epsilon,
+            n_est, rng,
+        )  # fmt: skip
 
     def transform(self, X):
         """Generalize ``X`` to the released cuts: each column's concept index in its cut.

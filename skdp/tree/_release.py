@@ -7,6 +7,8 @@ import numpy as np
 import pandas as pd
 from sklearn.tree import DecisionTreeClassifier
 
+from skdp.tree._budget import noise_floor as floor_of
+
 
 def cell_positions(sizes):
     """Cut position of every attribute for every cell, shape ``(cells, attributes)``."""
@@ -100,14 +102,13 @@ def fit_tree_on_release(positions, counts, noise_floor, random_state):
     return tree, tree.classes_
 
 
-def fit_classifier(kind, attributes, history, counts, counts_epsilon, rng):
+def fit_classifier(kind, attributes, history, counts, counts_epsilon, n_est, rng):
     """The post-processing classifier ``kind`` ("tree" or "leaf") on the clamped counts.
 
     Returns ``(leaf_proba, tree, tree_classes)``, None where unused.
     """
-    # counts under the floor are taken as empty: about the largest noise among the
-    # square root of the number of counts, and at least 1.4 noise standard deviations
-    noise_floor = max(2.0, np.log(counts.size) / 2) / counts_epsilon
+    # counts under the floor are taken as empty (skdp.tree._budget.noise_floor)
+    noise_floor = floor_of(counts_epsilon, counts.size, n_est)
     if kind == "leaf":
         return leaf_probabilities(attributes, history, counts, noise_floor), None, None
     positions = cell_positions([len(a.cut) for a in attributes])

@@ -48,7 +48,7 @@ def test_auto_levels_is_monotone_clipped_and_defined_at_one_record():
     assert auto_levels(10**9, 1.0, 1.0, 2) == AUTO_MAX
 
 
-def test_auto_depth_grows_with_the_data_and_an_int_releases_no_count():
+def test_auto_depth_grows_with_the_data_and_an_int_is_an_upper_bound():
     X, y = load_iris(return_X_y=True)
     fitted = [
         DPDecisionTree(epsilon=2.0, classes=[0, 1, 2], random_state=0)
@@ -58,7 +58,14 @@ def test_auto_depth_grows_with_the_data_and_an_int_releases_no_count():
     ]
     assert fitted[0] < fitted[1] < fitted[2]
     fixed = DPDecisionTree(n_levels=3, classes=[0, 1, 2], random_state=0).fit(X, y)
-    assert fixed.n_levels_ == 3 and fixed.epsilon_split_["n_samples"] == 0.0
+    assert fixed.n_levels_ == 3 and fixed.epsilon_split_["n_samples"] == pytest.approx(0.05)
+    # a budget too small for any selection: public midpoint cuts, all of it on the counts
+    tiny = DPDecisionTree(
+        n_levels=5, epsilon=0.1, bounds=(0.0, 8.0), classes=[0, 1, 2], random_state=0
+    )
+    tiny.fit(X, y)
+    assert tiny.n_levels_ == 2 and tiny.epsilon_split_["selection"] == 0.0
+    assert all(c["split"] in (4.0, 2.0, 6.0) for c in tiny.cuts_)
 
 
 def test_scale_free_candidates_are_public_and_refine_inside_narrow_intervals():

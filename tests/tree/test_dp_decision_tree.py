@@ -38,9 +38,9 @@ def test_ledger_measures_exactly_epsilon(algorithm, bounds, n_levels):
     ).fit(X_IRIS, Y_IRIS)  # fmt: skip
     assert model.privacy_spent_.epsilon == pytest.approx(5.0, rel=1e-12)
     assert sum(model.epsilon_split_.values()) == pytest.approx(5.0, rel=1e-12)
-    # only the auto depth releases a count; bounds never cost budget
+    # every fit releases the count of its depth plan; bounds never cost budget
     assert set(model.epsilon_split_) == {"n_samples", "selection", "counts"}
-    assert model.epsilon_split_["n_samples"] == (0.25 if n_levels == "auto" else 0.0)
+    assert model.epsilon_split_["n_samples"] == pytest.approx(0.25)
 
 
 def test_a_fit_inside_an_outer_ledger_is_charged_there():
