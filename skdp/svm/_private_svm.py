@@ -149,9 +149,10 @@ class PrivateSVM(
     :class:`~skdp.linear_model.ObjectivePerturbationLogistic` (5% on a noisy count,
     per-feature bounds when cheap, 5% to 25% on the 90% quantile of the row norms); the
     mechanism runs with the rest. Every feature vector ``x~`` has ``||x~|| <= 1``:
-    linear rows are clipped to the bound ``R`` and mapped to ``[x, R] / (R sqrt 2)`` (``x / R``
-    without intercept); random Fourier features ``phi`` have norm exactly 1 and are
-    mapped to ``[phi, 1] / sqrt 2``. Frequencies come from ``random_state`` only.
+    linear rows are clipped to the bound ``R`` and mapped to ``[x, t R] / (R sqrt(1 + t^2))``
+    with ``t = 1/2`` (``x / R`` without intercept; :func:`skdp.utils._erm.scaled_design`);
+    random Fourier features ``phi`` have norm exactly 1 and are mapped the same way with
+    ``R = 1``. Frequencies come from ``random_state`` only.
 
     *Output*: ``P(w) = ||w||^2 / 2 + C sum_i h(y_i w.x~_i)`` with the hinge ``h``
     (1-Lipschitz) is 1-strongly convex. If ``w`` and ``w'`` minimise ``P`` and

@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from skdp.utils._erm import NORM_MARGIN, Design, persist_design
+from skdp.utils._erm import persist_design, scaled_design
 from skdp.utils._stats import is_dask_collection
 
 __all__ = ["random_feature_design", "random_fourier_features"]
@@ -32,7 +32,8 @@ def random_fourier_features(X, frequencies):
 
 
 def random_feature_design(X, codes, frequencies, *, fit_intercept):
-    """The unit-ball design ``[phi(x), 1] / sqrt 2`` (``phi(x)`` without an intercept).
+    """The unit-ball design of ``[phi(x), t]`` (``phi(x)`` without an intercept; ``t`` as in
+    :func:`skdp.utils._erm.scaled_design`).
 
     On a dask ``X`` the features are computed inside the blocks and persisted with the
     codes (:func:`skdp.utils._erm.persist_design`).
@@ -50,6 +51,4 @@ def random_feature_design(X, codes, frequencies, *, fit_intercept):
         features = functools.partial(random_fourier_features, frequencies=frequencies)
         return persist_design(X, codes, features=features, fit_intercept=fit_intercept)
     features = random_fourier_features(X, frequencies)
-    if fit_intercept:
-        return Design(features, NORM_MARGIN / math.sqrt(2), 1.0), codes
-    return Design(features, NORM_MARGIN, None), codes
+    return scaled_design(features, 1.0, fit_intercept=fit_intercept), codes

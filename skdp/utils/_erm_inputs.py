@@ -2,8 +2,10 @@
 
 :func:`private_row_inputs` is what :class:`~skdp.linear_model.ObjectivePerturbationLogistic`
 and :class:`~skdp.svm.PrivateSVM` (``kernel="linear"``) run before their mechanism. With
-``data_norm`` declared it spends nothing and leaves the rows as they are. With
-``data_norm=None`` it spends, under add/remove of one record:
+``data_norm`` declared it spends nothing and leaves the rows as they are; with
+per-feature ``bounds`` declared it spends nothing either, clips every column to them and
+maps it into ``[-1, 1]`` (:class:`ColumnScaling`; the norm bound is then
+``sqrt(n_features)``). With neither, it spends, under add/remove of one record:
 
 1. ``COUNT_SHARE`` (5%) of ``epsilon`` on a noisy record count ``n~``
    (:func:`skdp.utils._bounds.noisy_count`, sensitivity 1);
@@ -53,9 +55,15 @@ from skdp.utils._bounds import (
 from skdp.utils._erm import persist_design, unit_ball_design
 from skdp.utils._quantiles import scan_quantile
 from skdp.utils._stats import is_dask_collection
-from skdp.utils.validation import warn_clipped
+from skdp.utils.validation import resolve_bounds, warn_clipped
 
-__all__ = ["ColumnScaling", "RowInputs", "norm_bounded_design", "private_row_inputs"]
+__all__ = [
+    "ColumnScaling",
+    "RowInputs",
+    "declared_row_bounds",
+    "norm_bounded_design",
+    "private_row_inputs",
+]
 
 # per-feature bounds are estimated for scaling when tier 1 costs at most this share
 SCALE_MAX_SHARE = 0.25
@@ -137,7 +145,7 @@ class RowInputs:
     remaining: float = 0.0
 
 
-def private_row_inputs(X, data_norm, *, epsilon, rng, stacklevel=2):
+def private_row_inputs(X, data_norm, *, epsilon, rng, bounds=None, stacklevel=2):
     """The rows and the row-norm bound a fit clips them to; what is left of ``epsilon``.
 
     Parameters
@@ -146,6 +154,10 @@ def private_row_inputs(X, data_norm, *, epsilon, rng, stacklevel=2):
         Finite values; used as is when ``data_norm`` is given (a dask array then).
     data_norm : float or None
         The declared bound, or None to estimate it (module docstring).
+    bounds : tuple of ndarray or None, default=None
+        Declared per-feature ``(lower, upper)`` (with ``data_norm=None``): the columns
+        are clipped to them and mapped into ``[-1, 1]`` (:class:`ColumnScaling`), whose
+        rows have the public norm bound ``sqrt(n_features)``. Nothing is spent.
     epsilon : float
         The fit's whole budget.
     rng : numpy.random.Generator
@@ -169,6 +181,12 @@ def private_row_inputs(X, data_norm, *, epsilon, rng, stacklevel=2):
     split = {"n_samples": 0.0, "bounds": 0.0, "data_norm": 0.0}
     if data_norm is not None:
         return RowInputs(X, float(data_norm), epsilon_split=split, remaining=epsilon)
+    if bounds is not None:  # a public box: centred and scaled rows lie in [-1, 1]^d
+        scaling = ColumnScaling(*bounds)
+        rows, n_clipped = scaling.transform(X)
+        warn_clipped(n_clipped, X.size, stacklevel=stacklevel + 1)
+        norm = math.sqrt(X.shape[1])
+        return RowInputs(rows, norm, scaling, epsilon_split=split, remaining=epsilon)
     out = RowInputs(X, 0.0, epsilon_split=split)
     split["n_samples"] = COUNT_SHARE * epsilon
     n_noisy = noisy_count(X.shape[0], epsilon=split["n_samples"], random_state=rng)
@@ -192,7 +210,29 @@ def private_row_inputs(X, data_norm, *, epsilon, rng, stacklevel=2):
     return out
 
 
-def norm_bounded_design(X, codes, data_norm, *, epsilon, rng, fit_intercept, stacklevel=2):
+def declared_row_bounds(estimator):
+    """The estimator's declared ``bounds`` as two arrays (None if not declared), fitted.
+
+    Call after the data is validated (``n_features_in_`` set). ``bounds`` and
+    ``data_norm`` are two ways to declare the rows' domain: giving both is refused.
+    """
+    if estimator.bounds is None:
+        return None
+    if estimator.data_norm is not None:
+        raise ValueError(
+            f"{type(estimator).__name__}: give bounds or data_norm, not both (declared "
+            "bounds fix the norm bound of the scaled rows at sqrt(n_features))"
+        )
+    return resolve_bounds(
+        estimator.bounds,
+        estimator.n_features_in_,
+        feature_names=getattr(estimator, "feature_names_in_", None),
+    )
+
+
+def norm_bounded_design(
+    X, codes, data_norm, *, epsilon, rng, fit_intercept, bounds=None, stacklevel=2
+):
     """The unit-ball design of a fit on rows clipped to a declared or private norm.
 
     :func:`private_row_inputs`, then :func:`skdp.utils._erm.unit_ball_design` (numpy)
@@ -207,6 +247,8 @@ def norm_bounded_design(X, codes, data_norm, *, epsilon, rng, fit_intercept, sta
     epsilon : float
     rng : numpy.random.Generator
     fit_intercept : bool
+    bounds : tuple of ndarray or None, default=None
+        Declared per-feature bounds (:func:`private_row_inputs`).
     stacklevel : int, default=2
         Of the ClippingWarnings, counted from the caller.
 
@@ -226,10 +268,12 @@ def norm_bounded_design(X, codes, data_norm, *, epsilon, rng, fit_intercept, sta
     >>> design.shape, inputs.remaining
     ((2, 2), 1.0)
     """
-    inputs = private_row_inputs(X, data_norm, epsilon=epsilon, rng=rng, stacklevel=stacklevel + 1)
+    inputs = private_row_inputs(
+        X, data_norm, epsilon=epsilon, rng=rng, bounds=bounds, stacklevel=stacklevel + 1
+    )
     if is_dask_collection(X):
         design, codes = persist_design(
-            X,
+            inputs.X,
             codes,
             norm=inputs.data_norm,
             fit_intercept=fit_intercept,

@@ -174,22 +174,24 @@ def test_rbf_kernel_spends_nothing_on_a_norm():
 
 # coef_ and intercept_ of these declared fits before data_norm=None was estimated
 # (commit 055e965): declared inputs spend nothing new and give the same models. The
-# logistic one since its regularisation rule (issue 21: Lambda from the noise's mean norm)
+# logistic one since its regularisation rule (issue 21: Lambda from the noise's mean norm),
+# all three since the intercept's constant column is half the norm bound (issue 21:
+# skdp.utils._erm.INTERCEPT_SHARE)
 BEFORE = {
     "logistic": (
         ObjectivePerturbationLogistic(data_norm=8.0, classes=[0, 1], random_state=3),
-        [0.0979828002426, 0.418751370095, 0.414142631577, -0.189693524246],
-        [0.0808557229459],
+        [0.142103519237, 0.499414888438, 0.534240699408, -0.282344865478],
+        [0.110336177213],
     ),
     "svm_output": (
         PrivateSVM(data_norm=8.0, classes=[0, 1], mechanism="output", C=0.1, random_state=3),
-        [0.146075582142, 0.110584563948, 0.215719034621, -0.0379456506513],
-        [-0.0185688899295],
+        [0.207584191515, 0.136186182054, 0.299907806606, -0.0757243861017],
+        [-0.0202125041179],
     ),
     "svm_objective": (
         PrivateSVM(data_norm=8.0, classes=[0, 1], mechanism="objective", random_state=3),
-        [0.106457855748, 0.451048181267, 0.473831542236, -0.292089168216],
-        [0.00639953981698],
+        [0.110995779566, 0.515867991066, 0.547443189385, -0.384206759105],
+        [0.044577262656],
     ),
     "regressor": (
         FunctionalMechanismRegressor(bounds=(-0.2, 0.2), bounds_y=(25, 346), random_state=3),

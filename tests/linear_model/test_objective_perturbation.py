@@ -16,12 +16,14 @@ import skdp.linear_model._op_rules as rules
 from skdp import PrivacyLedger
 from skdp.exceptions import ClippingWarning, PrivacyLeakWarning
 from skdp.linear_model import ObjectivePerturbationLogistic
+from skdp.utils._erm import INTERCEPT_SHARE
 
 X_BIN, Y_BIN = make_classification(n_samples=300, n_features=4, random_state=0)
 NORM_BIN = 8.0  # a public bound above every row norm of X_BIN (max ~6.1)
 X_IRIS, Y_IRIS = load_iris(return_X_y=True)
 NORM_IRIS = 12.0  # above every row norm of iris (max ~11.1)
 MARGIN = 1 - 2.0**-40  # the estimator's rounding margin on the scaled rows
+T = INTERCEPT_SHARE  # the constant column is T * norm
 
 
 def model(**params):
@@ -33,15 +35,15 @@ def design(X, norm, fit_intercept=True):
     """The scaled rows the estimator optimises over (norm <= 1)."""
     if not fit_intercept:
         return X * (MARGIN / norm)
-    return np.column_stack([X, np.full(len(X), norm)]) * (MARGIN / (norm * math.sqrt(2)))
+    return np.column_stack([X, np.full(len(X), T * norm)]) * (MARGIN / (norm * math.hypot(1, T)))
 
 
 def scaled_weights(fitted, norm):
     """The fitted weights in the scaled problem, from coef_ and intercept_."""
     if not fitted.fit_intercept:
         return fitted.coef_ * (norm / MARGIN)
-    weights = np.column_stack([fitted.coef_, fitted.intercept_ / norm])
-    return weights * (norm * math.sqrt(2) / MARGIN)
+    weights = np.column_stack([fitted.coef_, fitted.intercept_ / (T * norm)])
+    return weights * (norm * math.hypot(1, T) / MARGIN)
 
 
 def sklearn_reference(Z, y, C):

@@ -18,6 +18,7 @@ from skdp.exceptions import ClippingWarning, PrivacyLeakWarning
 from skdp.svm import PrivateSVM, SolverCertificateError
 from skdp.svm._hinge import certified_hinge_svm
 from skdp.svm._private_svm import random_fourier_features
+from skdp.utils._erm import INTERCEPT_SHARE
 
 X_BIN, Y_BIN = make_classification(n_samples=300, n_features=4, random_state=0)
 NORM_BIN = 8.0  # a public bound above every row norm of X_BIN (max ~5.9)
@@ -25,6 +26,7 @@ SIGN_BIN = np.where(Y_BIN == 1, 1.0, -1.0)
 X_IRIS, Y_IRIS = load_iris(return_X_y=True)
 NORM_IRIS = 12.0  # above every row norm of iris (max ~11.1)
 MARGIN = 1 - 2.0**-40  # the estimator's rounding margin on the scaled rows
+T = INTERCEPT_SHARE  # the constant column is T * norm
 LATTICE = 2.0**-12  # l2_laplace's lattice step is at most this * sensitivity / sqrt(dim)
 # a declared data_norm: nothing spent on public inputs
 DECLARED_SPLIT = {"n_samples": 0.0, "bounds": 0.0, "data_norm": 0.0}
@@ -39,15 +41,15 @@ def design(X, norm, fit_intercept=True):
     """The scaled rows the estimator optimises over: [x, R] / (R sqrt 2), or x / R."""
     if not fit_intercept:
         return X * (MARGIN / norm)
-    return np.column_stack([X, np.full(len(X), norm)]) * (MARGIN / (norm * math.sqrt(2)))
+    return np.column_stack([X, np.full(len(X), T * norm)]) * (MARGIN / (norm * math.hypot(1, T)))
 
 
 def scaled_weights(fitted, norm):
     """The fitted weights in the scaled problem, from coef_ and intercept_."""
     if not fitted.fit_intercept:
         return fitted.coef_ * (norm / MARGIN)
-    weights = np.column_stack([fitted.coef_, fitted.intercept_ / norm])
-    return weights * (norm * math.sqrt(2) / MARGIN)
+    weights = np.column_stack([fitted.coef_, fitted.intercept_ / (T * norm)])
+    return weights * (norm * math.hypot(1, T) / MARGIN)
 
 
 def liblinear_hinge(Z, sign, C):
