@@ -83,11 +83,14 @@ ENTRIES = [
 
 
 def _objective_perturbation(task, epsilon, seed):
+    # numeric features: their public domains (centred rows); one-hot columns would be
+    # centred to +-1 and fill the sqrt(d) ball, so mixed data declares the norm bound
+    if task.public.get("categorical_features"):
+        declared = {"data_norm": encoded_norm_bound(task)}
+    else:
+        declared = {"bounds": encoded_bounds(task)}
     model = ObjectivePerturbationLogistic(
-        epsilon=epsilon,
-        data_norm=encoded_norm_bound(task),
-        classes=task.public["classes"],
-        random_state=seed,
+        epsilon=epsilon, classes=task.public["classes"], random_state=seed, **declared
     )
     return encoded(task, model)
 
