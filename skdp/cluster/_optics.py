@@ -191,7 +191,7 @@ class DPOPTICS(DifferentialPrivacyMixin, ClusterMixin, BaseEstimator):
        branches, Stuetzle and Nugent 2010).
     4. *Selection*: HDBSCAN's excess of mass (Campello, Moulavi and Sander, PAKDD
        2013): the set of clusters of largest total stability; ties go to the
-       parent. Blocks below the floor that touch a cluster join their densest
+       parent. Blocks in no cluster that touch one join their densest
        clustered neighbour (DBSCAN's border points); the rest is noise (-1).
 
     With no block above the floor every label is -1.

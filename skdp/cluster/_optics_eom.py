@@ -69,9 +69,9 @@ def eom_labels(levels, positions, *, floor, min_cluster_mass, noise_var=0.0):
     Returns
     -------
     ndarray of shape (n_cells,), int
-        Cluster of every cell, -1 below the floor or in no cluster; afterwards every
-        cell below the floor that touches clustered cells joins the cluster of its
-        densest clustered neighbour (DBSCAN's border points).
+        Cluster of every cell, -1 below the floor or in no selected cluster;
+        afterwards every such cell that touches clustered cells joins the cluster of
+        its densest clustered neighbour (DBSCAN's border points).
 
     Examples
     --------
@@ -148,7 +148,7 @@ def eom_labels(levels, positions, *, floor, min_cluster_mass, noise_var=0.0):
                 sum_wl.append(floor * mass[root]), sum_w.append(mass[root])
                 birth.append(None), children.append([])
     selected = _select(sum_wl, sum_w, birth, children, floor)
-    return _assign(levels, neighbours, owner, selected, children, added)
+    return _assign(levels, neighbours, owner, selected, children)
 
 
 def _significant(peak, level, noise_var):
@@ -176,7 +176,7 @@ def _select(sum_wl, sum_w, birth, children, floor):
     return selected
 
 
-def _assign(levels, neighbours, owner, selected, children, added):
+def _assign(levels, neighbours, owner, selected, children):
     n_nodes = selected.size
     if n_nodes == 0:
         return np.full(levels.size, -1)
@@ -191,7 +191,7 @@ def _assign(levels, neighbours, owner, selected, children, added):
     relabel[np.flatnonzero(selected)] = np.arange(np.count_nonzero(selected))
     cell = relabel[np.where(owner >= 0, label_of[owner], -1)]
     border = cell.copy()
-    for i in np.flatnonzero(~added):
+    for i in np.flatnonzero(cell < 0):
         near = [j for j in neighbours[i] if cell[j] >= 0]
         if near:
             border[i] = cell[max(near, key=lambda j: levels[j])]
