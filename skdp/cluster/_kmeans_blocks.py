@@ -12,7 +12,7 @@ from sklearn.metrics import euclidean_distances, pairwise_distances_argmin_min
 from sklearn.utils.validation import _check_sample_weight
 
 from skdp.cluster._grid import cell_index
-from skdp.cluster._lloyd import cluster_sums
+from skdp.cluster._lloyd import cluster_displacements, cluster_sums
 from skdp.utils._stats import is_dask_collection, map_rows, sum_blocks
 
 
@@ -69,12 +69,17 @@ class Partition:
     (units of ``X``, relative to the midpoint) or the cells of the grid ``grid_shape``.
     Its methods are the exact statistics ``fit`` noises, as block functions."""
 
-    def __init__(self, half, *, centres=None, grid_shape=None):
-        self.half, self.centres, self.grid_shape = half, centres, grid_shape
+    def __init__(self, half, *, centres=None, grid_shape=None, radii=None):
+        self.half, self.centres, self.grid_shape, self.radii = half, centres, grid_shape, radii
 
     def sums(self, block):
         """Exact per-cluster counts and sums (:func:`~skdp.cluster._lloyd.cluster_sums`)."""
         return cluster_sums(block, self.centres)
+
+    def displacements(self, block):
+        """Exact per-cluster counts and clipped displacement sums
+        (:func:`~skdp.cluster._lloyd.cluster_displacements`, radii ``radii``)."""
+        return cluster_displacements(block, self.centres, self.half, self.radii)
 
     def cell_counts(self, block):
         """Exact records per grid cell (flat, C order)."""

@@ -19,6 +19,9 @@ __all__ = [
     "MAX_ITERATIONS",
     "MIN_ITERATIONS",
     "box_posterior_mean",
+    "clipped_lloyd_step",
+    "clipping_radii",
+    "cluster_displacements",
     "cluster_sums",
     "count_share",
     "initial_centres",
@@ -164,6 +167,112 @@ def cluster_sums(values, centres, *, chunk_rows=2**15):
         counts += np.bincount(labels, minlength=k)
         sums += one_hot[labels].T @ block
     return counts, sums
+
+
+def clipping_radii(centres):
+    """Per-cluster clipping radius of a displacement step: the nearest other centre's distance.
+
+    Read only from the public (scaled) centres: ``R_j = min_{i != j} ||c_i - c_j||``,
+    kept within ``[2 sqrt(d) / 64, 2 sqrt(d)]`` (``2 sqrt(d)`` is the diameter of the box
+    ``[-1, 1]^d``, so a lone centre clips nothing; the floor keeps coinciding centres
+    movable).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdp.cluster._lloyd import clipping_radii
+    >>> clipping_radii(np.array([[0.0, 0.0], [0.3, 0.4], [1.0, 1.0]])).round(3).tolist()
+    [0.5, 0.5, 0.922]
+    """
+    d = centres.shape[1]
+    gaps = np.sqrt(((centres[:, np.newaxis] - centres[np.newaxis]) ** 2).sum(axis=-1))
+    np.fill_diagonal(gaps, np.inf)
+    diameter = 2 * math.sqrt(d)
+    return np.clip(gaps.min(axis=1), diameter / 64, diameter)
+
+
+def cluster_displacements(values, centres, scale, radii, *, chunk_rows=2**15):
+    """Per-cluster counts and sums of the rows' clipped displacements from their centre.
+
+    Each row joins its nearest centre ``c_j`` (Euclidean, units of ``values``); its
+    displacement ``(x - c_j) / scale / radii[j]`` (scaled domain, in units of the
+    cluster's radius) is shrunk to L2 norm at most 1, then summed per cluster.
+
+    Parameters
+    ----------
+    values : ndarray of shape (n_samples, d)
+    centres : ndarray of shape (k, d)
+        In the units of ``values``.
+    scale : ndarray of shape (d,)
+        Half the box's width: units of ``values`` per unit of the scaled domain.
+    radii : ndarray of shape (k,)
+        Public clipping radii in the scaled domain (:func:`clipping_radii`).
+    chunk_rows : int, default=2**15
+
+    Returns
+    -------
+    counts : ndarray of shape (k,), int64
+    sums : ndarray of shape (k, d)
+        Each row adds a vector of L2 norm at most 1 to one cluster.
+    """
+    k = centres.shape[0]
+    counts, sums = np.zeros(k, dtype=np.int64), np.zeros((k, values.shape[1]))
+    half_norms = 0.5 * np.einsum("ij,ij->i", centres, centres)
+    for start in range(0, values.shape[0], chunk_rows):
+        block = values[start : start + chunk_rows]
+        labels = np.argmin(half_norms - block @ centres.T, axis=1)
+        moves = (block - centres[labels]) / scale / radii[labels, np.newaxis]
+        moves /= np.maximum(np.linalg.norm(moves, axis=1), 1.0)[:, np.newaxis]
+        counts += np.bincount(labels, minlength=k)
+        np.add.at(sums, labels, moves)
+    return counts, sums
+
+
+def clipped_lloyd_step(counts, sums, previous, radii, *, epsilon, rng):
+    """One private Lloyd update that moves each centre by a clipped mean displacement.
+
+    Privacy: ``epsilon``-DP for add/remove one record. The partition (nearest public
+    centre) and the radii are public; the record joins one cluster ``j``, changes its
+    count by 1 (L1 sensitivity 1) and its displacement sum by a vector of L2 norm at
+    most 1 (:func:`cluster_displacements`), hence of L1 norm at most ``sqrt(d)``.
+    Counts get discrete Laplace at ``epsilon c / (d + c)`` and the ``(k, d)`` sums lattice
+    Laplace of sensitivity ``sqrt(d)`` at ``epsilon d / (d + c)`` (Su et al.'s ratio, as
+    :func:`noisy_lloyd_step`); **all** ``k`` clusters are noised. The rest is
+    post-processing: a cluster whose noisy count is below 1 keeps its centre, the others
+    move by ``R_j`` times the posterior mean, in ``[-1, 1]`` per coordinate, of
+    ``noisy sum / noisy count`` (:func:`box_posterior_mean`), clipped to the box.
+
+    Against :func:`noisy_lloyd_step` (L1 sensitivity ``d`` in the scaled box) the noise
+    shrinks by ``sqrt(d) / R_j``: with centres that already sit in their clusters, the
+    update is the mean of the cluster's points near the centre, a trust region of
+    radius ``R_j``.
+
+    Parameters
+    ----------
+    counts : ndarray of shape (k,)
+    sums : ndarray of shape (k, d)
+        Exact :func:`cluster_displacements`.
+    previous : ndarray of shape (k, d)
+        The current (public) centres, scaled.
+    radii : ndarray of shape (k,)
+        The public radii the displacements were clipped with.
+    epsilon : float
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    centres : ndarray of shape (k, d)
+    noisy_counts : ndarray of shape (k,), int64
+    """
+    d = sums.shape[1]
+    count_epsilon, sum_epsilon = split_budget(epsilon, [count_share(d), d])
+    noisy_counts = geometric(counts, sensitivity=1, epsilon=count_epsilon, random_state=rng)
+    noisy_sums = laplace(sums, sensitivity=math.sqrt(d), epsilon=sum_epsilon, random_state=rng)
+    kept = noisy_counts < 1
+    size = np.where(kept, 1, noisy_counts)[:, np.newaxis]
+    step = box_posterior_mean(noisy_sums / size, math.sqrt(d) / sum_epsilon / size)
+    moved = np.clip(previous + radii[:, np.newaxis] * step, -1.0, 1.0)
+    return np.where(kept[:, np.newaxis], previous, moved), noisy_counts
 
 
 def noisy_lloyd_step(counts, sums, previous, *, epsilon, rng):

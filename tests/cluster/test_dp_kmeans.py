@@ -158,7 +158,9 @@ def test_every_cluster_is_noised_every_iteration_empty_ones_included(monkeypatch
     and sum 0 go through the noise with the others: no data-dependent skip."""
     calls = record_noise(monkeypatch)
     X, _ = blobs()
-    model = DPKMeans(4, epsilon=1e6, bounds=BOUNDS, init=FAR_INIT, max_iter=4, random_state=0)
+    model = DPKMeans(
+        4, epsilon=1e6, bounds=BOUNDS, init=FAR_INIT, max_iter=4, method="lloyd", random_state=0
+    )
     model.fit(X)
     assert model.n_iter_ == 4
     assert [name for name, _, _ in calls] == ["geometric", "laplace"] * 4
@@ -178,7 +180,7 @@ def test_the_empty_cluster_count_really_gets_noise(monkeypatch):
     released = []
     for seed in range(20):
         calls.clear()
-        model = DPKMeans(4, epsilon=0.1, bounds=BOUNDS, init=FAR_INIT, max_iter=1)
+        model = DPKMeans(4, epsilon=0.1, bounds=BOUNDS, init=FAR_INIT, max_iter=1, method="lloyd")
         model.set_params(random_state=seed).fit(X)
         (_, counts, noisy_counts), (_, sums, noisy_sums) = calls
         assert counts[3] == 0 and np.all(sums[3] == 0)

@@ -102,7 +102,7 @@ def test_one_dask_computation_per_lloyd_iteration(blobs):
             model.fit(da.from_array(blobs, chunks=(700, 2)))
         return counter.count
 
-    preamble = computations(max_iter=1) - 1
-    assert computations(max_iter=4) == preamble + 4
+    preamble = computations(method="lloyd", max_iter=1) - 1
+    assert computations(method="lloyd", max_iter=4) == preamble + 4
     assert computations(method="grid") == preamble + 1
     assert computations(method="hybrid", max_iter=2) == preamble + 3

@@ -87,7 +87,7 @@ def test_noise_never_buys_iterations(monkeypatch):
 
     monkeypatch.setattr("skdp.cluster._kmeans.su_iterations", spy)
     X = np.random.default_rng(0).uniform(-1, 1, size=(200, 2))
-    model = DPKMeans(3, epsilon=1.0, bounds=(-1, 1), random_state=0).fit(X)
+    model = DPKMeans(3, epsilon=1.0, bounds=(-1, 1), method="lloyd", random_state=0).fit(X)
     assert seen == [model.n_samples_estimate_ - 3 / model.epsilon_split_["n_samples"]]
 
 
@@ -133,7 +133,7 @@ def test_no_rows_is_refused_by_name(model):
 
 def test_declared_bounds_and_no_rule_spend_nothing_before_clustering():
     X = np.random.default_rng(0).uniform(-1, 1, size=(100, 2))
-    model = DPKMeans(2, bounds=(-1, 1), max_iter=2, random_state=0)
+    model = DPKMeans(2, bounds=(-1, 1), max_iter=2, method="lloyd", random_state=0)
     with PrivacyLedger() as ledger:
         model.fit(X)
     assert model.epsilon_split_["n_samples"] == model.epsilon_split_["bounds"] == 0

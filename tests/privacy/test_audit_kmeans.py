@@ -90,7 +90,7 @@ RELEASES = {"centre": lloyd_centre, "count": lloyd_count, "joint": lloyd_joint}
 
 def lloyd_release(statistic, epsilon=EPSILON):
     def release(data, rng):
-        model = DPKMeans(2, epsilon=epsilon, bounds=(-1, 1), max_iter=1, init=INIT)
+        model = DPKMeans(2, epsilon=epsilon, bounds=(-1, 1), max_iter=1, init=INIT, method="lloyd")
         return statistic(model.set_params(random_state=rng).fit(data))
 
     return release
@@ -121,7 +121,7 @@ def audit_grid(n_search, n_samples, random_state=0):
 
 def test_the_extra_record_moves_count_and_sum_by_their_whole_sensitivity():
     """The premise of the Lloyd audits, at negligible noise."""
-    exact = {"epsilon": 1e9, "bounds": (-1, 1), "max_iter": 1, "init": INIT}
+    exact = {"epsilon": 1e9, "bounds": (-1, 1), "max_iter": 1, "init": INIT, "method": "lloyd"}
     first = DPKMeans(2, random_state=0, **exact).fit(FIRST)
     second = DPKMeans(2, random_state=0, **exact).fit(SECOND)
     assert first.cluster_counts_.tolist() == [3, 1] and second.cluster_counts_.tolist() == [3, 0]
@@ -202,4 +202,43 @@ def test_audit_flags_a_grid_noised_for_ten_times_epsilon(monkeypatch):
 
     monkeypatch.setattr(grid_module, "geometric", too_little_noise)
     result = audit_grid(n_search=60, n_samples=300)
+    assert not result.passed, str(result)
+
+
+# the hybrid's clipped displacement step: radius 0.5 around the public centre 0.5, so
+# the extra record at 1 moves cluster 1's displacement sum by its whole sensitivity
+RADII = np.array([0.5, 0.5])
+
+
+def clipped_release(data, rng, epsilon=EPSILON):
+    """Cluster 1's released centre after one clipped displacement step from INIT."""
+    counts, sums = lloyd_module.cluster_displacements(data, INIT, np.ones(1), RADII)
+    centres, _ = lloyd_module.clipped_lloyd_step(
+        counts, sums, INIT, RADII, epsilon=epsilon, rng=rng
+    )
+    return centres[1, 0]
+
+
+def audit_clipped(n_search, n_samples, random_state=0):
+    return audit(
+        clipped_release, FIRST, SECOND, epsilon=EPSILON, n_search=n_search,
+        n_samples=n_samples, random_state=random_state,
+    )  # fmt: skip
+
+
+def test_the_clipped_step_moves_by_the_whole_radius():
+    """The premise of the clipped-step audit, at negligible noise: 1.0, then 0.5 (kept)."""
+    rng = np.random.default_rng(0)
+    released = [clipped_release(data, rng, epsilon=1e9) for data in (FIRST, SECOND)]
+    assert released == pytest.approx([1.0, 0.5], abs=1e-6)
+
+
+def test_clipped_step_passes_audit():
+    result = audit_clipped(n_search=200, n_samples=1000)
+    assert result.passed, str(result)
+
+
+def test_audit_flags_a_clipped_step_noised_for_ten_times_epsilon(monkeypatch):
+    noise_for(10)(monkeypatch)
+    result = audit_clipped(n_search=60, n_samples=300)
     assert not result.passed, str(result)
