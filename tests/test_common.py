@@ -72,8 +72,10 @@ OLD_SKLEARN = parse_version(sklearn.__version__) < parse_version("1.7")
 
 
 def _expected_failed_checks(estimator):
+    # the grid method's private histogram finds the three blobs even so (issue 21)
+    grid_kmeans = isinstance(estimator, DPKMeans) and estimator.method == "grid"
     if isinstance(estimator, (DPKMeans, DPOPTICS)) and estimator.bounds is None:
-        return {"check_clustering": NO_BOUNDS_ON_50_ROWS}
+        return {} if grid_kmeans else {"check_clustering": NO_BOUNDS_ON_50_ROWS}
     if isinstance(estimator, DPDecisionTree) and OLD_SKLEARN:
         return {"check_positive_only_tag_during_fit": SKLEARN_16_CATEGORICAL_CAST}
     return {}
