@@ -66,10 +66,11 @@ def _dp_optics(method):
             bounds=task.public["bounds"],
             min_samples=task.public["min_samples"],
             cluster_method=method,
-            # the grid resolves the DBSCAN eps; xi clusters have at least 5% of the records
+            # the grid resolves the DBSCAN eps; xi and eom clusters have at least 5% of
+            # the records
             eps=task.public["eps"] if method == "dbscan" else None,
-            max_eps=task.public["eps"] if method == "xi" else np.inf,
-            min_cluster_size=task.public["min_cluster_size"] if method == "xi" else None,
+            max_eps=task.public["eps"] if method != "dbscan" else np.inf,
+            min_cluster_size=task.public["min_cluster_size"] if method != "dbscan" else None,
             random_state=seed,
         )
 
@@ -114,6 +115,14 @@ def _density_task(task):
 
 
 ENTRIES += [
+    Entry(
+        name="DPOPTICS(eom)",
+        task="clustering",
+        private=_dp_optics("eom"),
+        baseline=lambda task, seed: _Predicting(_optics(task, seed)),
+        baseline_name="OPTICS",
+        supports=_density_task,
+    ),
     Entry(
         name="DPOPTICS(xi)",
         task="clustering",
