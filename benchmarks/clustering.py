@@ -114,31 +114,20 @@ def _density_task(task):
     return "min_samples" in task.public and "bounds" in task.public
 
 
+def _optics_baseline(task, seed):
+    return _Predicting(_optics(task, seed))
+
+
 ENTRIES += [
     Entry(
-        name="DPOPTICS(eom)",
+        name=f"DPOPTICS({method})",
         task="clustering",
-        private=_dp_optics("eom"),
-        baseline=lambda task, seed: _Predicting(_optics(task, seed)),
-        baseline_name="OPTICS",
+        private=_dp_optics(method),
+        baseline=_dbscan if method == "dbscan" else _optics_baseline,
+        baseline_name="DBSCAN" if method == "dbscan" else "OPTICS",
         supports=_density_task,
-    ),
-    Entry(
-        name="DPOPTICS(xi)",
-        task="clustering",
-        private=_dp_optics("xi"),
-        baseline=lambda task, seed: _Predicting(_optics(task, seed)),
-        baseline_name="OPTICS",
-        supports=_density_task,
-    ),
-    Entry(
-        name="DPOPTICS(dbscan)",
-        task="clustering",
-        private=_dp_optics("dbscan"),
-        baseline=_dbscan,
-        baseline_name="DBSCAN",
-        supports=_density_task,
-    ),
+    )
+    for method in ("eom", "xi", "dbscan")
 ]
 
 
