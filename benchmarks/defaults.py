@@ -175,7 +175,8 @@ def default(cls, task, epsilon, seed):
 
 
 def declared_inputs(estimator, task):
-    """The public inputs ``estimator`` takes: classes, bounds, bounds_y, data_norm."""
+    """The public inputs ``estimator`` takes: classes, bounds, bounds_y, data_norm (only
+    without bounds: an estimator that takes both wants one declaration of the domain)."""
     names = estimator.get_params()
     bounds = {c: b for c, b in task.public["bounds"].items() if c in task.X_train.columns}
     largest = [max(abs(low), abs(high)) for low, high in bounds.values()]
@@ -185,6 +186,8 @@ def declared_inputs(estimator, task):
         "bounds_y": task.public.get("target_bounds"),
         "data_norm": math.hypot(*largest),  # L2 norm of the box's farthest corner
     }
+    if "bounds" in names:
+        del candidates["data_norm"]
     return {k: v for k, v in candidates.items() if k in names and v is not None}
 
 
