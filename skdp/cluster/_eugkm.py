@@ -15,7 +15,7 @@ from skdp.cluster._grid import cell_centres, noisy_histogram, norm_sub
 from skdp.cluster._kmeans_blocks import Partition
 from skdp.utils._stats import sum_blocks
 
-__all__ = ["GRID_RESTARTS", "grid_centres"]
+__all__ = ["GRID_RESTARTS", "grid_centres", "weighted_centres"]
 
 # k-means++ restarts of the weighted k-means on the noisy grid (post-processing)
 GRID_RESTARTS = 5
@@ -57,20 +57,55 @@ def grid_centres(centred, half, shape, init, *, epsilon, rng):
     weights = norm_sub(noisy)
     cells = np.flatnonzero(weights)
     points, weights = cell_centres(shape, cells) * half, weights[cells]
-    n_iter = 1
-    if cells.size <= k:
-        centres = np.vstack([points, init[cells.size :] * half])
-    else:
-        seed = int(rng.integers(2**31 - 1))
-        fits = [
-            KMeans(k, init=init * half, n_init=1),
-            KMeans(k, n_init=GRID_RESTARTS, random_state=seed),
-        ]
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", ConvergenceWarning)  # duplicate cells
-            fits = [f.fit(points, sample_weight=weights) for f in fits]
-        best = min(fits, key=lambda f: f.inertia_)
-        centres, n_iter = best.cluster_centers_, best.n_iter_
+    centres, n_iter = weighted_centres(points, weights, init * half, rng)
     labels = pairwise_distances_argmin_min(points, centres)[0] if cells.size else cells
     sizes = np.rint(np.bincount(labels, weights=weights, minlength=k)).astype(np.int64)
     return np.clip(centres / half, -1.0, 1.0), sizes, n_iter
+
+
+def weighted_centres(points, weights, init, rng, restarts=GRID_RESTARTS):
+    """Weighted k-means on released cells (post-processing of their noisy counts).
+
+    Parameters
+    ----------
+    points : ndarray of shape (n_cells, d)
+        Public cell centres with positive weight.
+    weights : ndarray of shape (n_cells,)
+    init : ndarray of shape (k, d)
+        Public initial centres, in the units of ``points``.
+    rng : numpy.random.Generator
+        Seeds the k-means++ restarts.
+    restarts : int, default=GRID_RESTARTS
+
+    Returns
+    -------
+    centres : ndarray of shape (k, d)
+        The better (lower weighted inertia) of a run from ``init`` and ``restarts``
+        k-means++ runs; with no more cells than clusters, the cells themselves and the
+        rest of ``init``.
+    n_iter : int
+        Iterations of the kept run (1 when the cells are the centres).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdp.cluster._eugkm import weighted_centres
+    >>> points = np.array([[0.0], [0.1], [5.0], [5.1]])
+    >>> centres, _ = weighted_centres(points, np.ones(4), np.array([[1.0], [2.0]]),
+    ...                               np.random.default_rng(0))
+    >>> sorted(centres.ravel().round(2).tolist())
+    [0.05, 5.05]
+    """
+    k = init.shape[0]
+    if len(points) <= k:
+        return np.vstack([points, init[len(points) :]]), 1
+    seed = int(rng.integers(2**31 - 1))
+    fits = [
+        KMeans(k, init=init, n_init=1),
+        KMeans(k, n_init=restarts, random_state=seed),
+    ]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)  # duplicate cells
+        fits = [f.fit(points, sample_weight=weights) for f in fits]
+    best = min(fits, key=lambda f: f.inertia_)
+    return best.cluster_centers_, best.n_iter_

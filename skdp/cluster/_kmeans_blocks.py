@@ -12,8 +12,15 @@ from sklearn.metrics import euclidean_distances, pairwise_distances_argmin_min
 from sklearn.utils.validation import _check_sample_weight
 
 from skdp.cluster._grid import cell_index
-from skdp.cluster._lloyd import cluster_displacements, cluster_sums
+from skdp.cluster._lloyd import (
+    clipped_lloyd_step,
+    clipping_radii,
+    cluster_displacements,
+    cluster_sums,
+    noisy_lloyd_step,
+)
 from skdp.utils._stats import is_dask_collection, map_rows, sum_blocks
+from skdp.utils.validation import split_budget
 
 
 def clip_and_centre(X, lower, upper):
@@ -107,6 +114,16 @@ class Nearest:
         return squared.sum() if weight is None else weight @ squared
 
 
+def inertia(centres, X, sample_weight=None):
+    """``sum_i w_i min_j ||x_i - c_j||^2`` of numpy or dask rows, block by block for dask."""
+    inertia = Nearest(centres).inertia
+    if not is_dask_collection(X):
+        return float(inertia(X, _check_sample_weight(sample_weight, X)))
+    if sample_weight is None:
+        return float(sum_blocks(inertia, X))
+    return float(sum_blocks(inertia, X, dask_sample_weight(sample_weight, X)))
+
+
 def dask_sample_weight(sample_weight, X):
     """``sample_weight`` for a dask ``X``: a lazy 1-D float array (numpy input as is)."""
     if not is_dask_collection(sample_weight):
@@ -120,3 +137,36 @@ def dask_sample_weight(sample_weight, X):
             f"sample_weight.shape == {sample_weight.shape}, expected ({X.shape[0]},)!"
         )
     return sample_weight.astype(np.float64)
+
+
+def lloyd_iterations(centred, half, centres, n_iter, *, epsilon, clipped, rng):
+    """``n_iter`` DP Lloyd iterations from ``centres`` sharing ``epsilon`` equally.
+
+    Each is one pass over the rows (exact per-cluster statistics of the public
+    partition, block by block) and one noisy release on the driver:
+    :func:`~skdp.cluster._lloyd.clipped_lloyd_step` (displacements clipped to the
+    nearest-centre distance) when ``clipped``, else
+    :func:`~skdp.cluster._lloyd.noisy_lloyd_step`.
+
+    Returns
+    -------
+    centres : ndarray of shape (k, d)
+        Scaled to ``[-1, 1]^d``.
+    noisy_counts : ndarray of shape (k,), int64
+        The last iteration's noisy counts.
+    """
+    for epsilon_t in split_budget(epsilon, [1.0] * n_iter):
+        if clipped:
+            radii = clipping_radii(centres)
+            part = Partition(half, centres=centres * half, radii=radii)
+            counts, sums = sum_blocks(part.displacements, centred)
+            centres, noisy_counts = clipped_lloyd_step(
+                counts, sums, centres, radii, epsilon=epsilon_t, rng=rng
+            )
+        else:
+            part = Partition(half, centres=centres * half)
+            counts, sums = sum_blocks(part.sums, centred)
+            centres, noisy_counts = noisy_lloyd_step(
+                counts, sums / half, centres, epsilon=epsilon_t, rng=rng
+            )
+    return centres, noisy_counts

@@ -22,6 +22,7 @@ import skdp.cluster._grid as grid
 import skdp.cluster._lloyd as lloyd
 from skdp import PrivacyLedger, privacy_spent
 from skdp.cluster import DPKMeans
+from skdp.cluster._tree import LEVEL_SHARES, tree_levels
 from skdp.exceptions import ClippingWarning
 from skdp.mechanisms import lattice_step
 
@@ -113,7 +114,14 @@ def test_ledger_spends_exactly_epsilon_split_c_to_d_per_lloyd_iteration(
         rule = lloyd.su_iterations(split["lloyd"], n_low, 3, d)
         assert n_iter == rule and lloyd.MIN_ITERATIONS <= n_iter <= lloyd.MAX_ITERATIONS
     steps = entries[-2 * n_iter :]
-    assert len(entries) - len(steps) == (split["grid"] > 0)
+    grid = entries[: len(entries) - len(steps)]
+    if method == "hybrid":  # the tree's levels: geometric, LEVEL_SHARES of the grid's share
+        shares = LEVEL_SHARES[-tree_levels(d) :]
+        expected = [split["grid"] * share / sum(shares) for share in shares]
+        assert [e.mechanism for e in grid] == ["geometric"] * len(shares)
+        assert [e.epsilon for e in grid] == pytest.approx(expected, rel=1e-12)
+    else:
+        assert not grid
     c = lloyd.count_share(d)
     for counts, sums in zip(steps[::2], steps[1::2], strict=True):
         assert (counts.mechanism, sums.mechanism) == ("geometric", "laplace")
@@ -538,7 +546,10 @@ def test_grid_shape_and_iterations_per_method(method):
         assert len(shape) == 3 and all(isinstance(s, int) and s >= 1 for s in shape)
         # capacity follows the count's lower bound n~ - 3 / epsilon_n, not n~ itself
         n_low = max(1.0, model.n_samples_estimate_ - 3 / model.epsilon_split_["n_samples"])
-        assert shape == grid.uniform_grid_shape(n_low, model.epsilon_split_["grid"], 3)
+        epsilon = model.epsilon_split_["grid"]
+        if method == "hybrid":  # the tree's level 1, at its share of the grid's budget
+            epsilon *= LEVEL_SHARES[0] / sum(LEVEL_SHARES)
+        assert shape == grid.uniform_grid_shape(n_low, epsilon, 3, min_cells=2**3)
     if method == "hybrid":
         assert model.n_iter_ == 1
     assert model.cluster_centers_.shape == (3, 3) and model.cluster_counts_.shape == (3,)

@@ -38,6 +38,7 @@ from threadpoolctl import threadpool_limits
 
 import skdp.cluster._grid as grid_module
 import skdp.cluster._lloyd as lloyd_module
+import skdp.cluster._tree as tree_module
 from skdp.cluster import DPKMeans
 from skdp.utils._audit import audit
 
@@ -241,4 +242,49 @@ def test_clipped_step_passes_audit():
 def test_audit_flags_a_clipped_step_noised_for_ten_times_epsilon(monkeypatch):
     noise_for(10)(monkeypatch)
     result = audit_clipped(n_search=60, n_samples=300)
+    assert not result.passed, str(result)
+
+
+# the hybrid's tree histogram (skdp.cluster._tree): 50 records at -0.9 and 50 at 0.9,
+# so both level-1 cells of the grid (2,) are refined; the extra record at 0.9 adds 1 to
+# the level-2 cell [0.5, 1], whose noisy count is released at epsilon_2 = 0.8 epsilon
+TREE_X = np.r_[np.full((50, 1), -0.9), np.full((50, 1), 0.9), [[0.9]]]
+TREE_FIRST, TREE_SECOND = TREE_X, TREE_X[:-1]
+
+
+def tree_release(data, rng, epsilon=EPSILON):
+    """The noisy mass of the tree's leaves above 0.5 (0 when no such leaf clears the
+    threshold)."""
+    epsilons = [epsilon * share for share in tree_module.LEVEL_SHARES]
+    points, weights = tree_module.tree_histogram(data, np.ones(1), (2,), epsilons, rng)
+    return weights[points[:, 0] > 0.5].sum()
+
+
+def audit_tree(n_search, n_samples, random_state=0):
+    return audit(
+        tree_release, TREE_FIRST, TREE_SECOND, epsilon=EPSILON, n_search=n_search,
+        n_samples=n_samples, random_state=random_state,
+    )  # fmt: skip
+
+
+def test_the_tree_counts_the_extra_record_in_a_level_two_leaf():
+    """The premise of the tree audit, at negligible noise: 51, then 50."""
+    rng = np.random.default_rng(0)
+    released = [tree_release(data, rng, epsilon=1e9) for data in (TREE_FIRST, TREE_SECOND)]
+    assert released == [51, 50]
+
+
+def test_tree_passes_audit():
+    result = audit_tree(n_search=200, n_samples=1000)
+    assert result.passed, str(result)
+
+
+def test_audit_flags_a_tree_noised_for_ten_times_epsilon(monkeypatch):
+    real = tree_module.geometric
+
+    def too_little_noise(value, *, epsilon, **kwargs):
+        return real(value, epsilon=10 * epsilon, **kwargs)
+
+    monkeypatch.setattr(tree_module, "geometric", too_little_noise)
+    result = audit_tree(n_search=60, n_samples=300)
     assert not result.passed, str(result)
