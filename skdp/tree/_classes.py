@@ -1,11 +1,8 @@
 """DPDecisionTree: differentially private top-down specialization (MAXGDDP, DiffGen)."""
 
-from numbers import Integral, Real
-
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import (
     check_consistent_length,
     check_is_fitted,
@@ -17,14 +14,13 @@ from skdp.base import DifferentialPrivacyMixin
 from skdp.mechanisms import check_random_state, geometric
 from skdp.tree._budget import grow, plan
 from skdp.tree._columns import as_frame, dask_input, dask_records, split_columns
+from skdp.tree._params import PARAMETER_CONSTRAINTS
 from skdp.tree._predict import Model, lazy_apply, lazy_generalize
 from skdp.tree._release import cut_records, fit_classifier, release_frame
-from skdp.tree._specialization import SCORES, Specializer
+from skdp.tree._specialization import Specializer
 from skdp.utils._bounds import estimate_public_inputs
 from skdp.utils._stats import is_dask_collection, require_public
 from skdp.utils.validation import (
-    EPSILON_CONSTRAINT,
-    RANDOM_STATE_CONSTRAINT,
     resolve_classes,
 )
 
@@ -64,8 +60,8 @@ class DPDecisionTree(DifferentialPrivacyMixin, ClassifierMixin, TransformerMixin
         (5% of epsilon): ``clip(floor(log2(n_low * eps_counts / (4 K))), 1, 12)`` with
         ``n_low = max(1, n~ - ln(20) / eps_n)`` (a 95% lower bound of the count),
         ``eps_counts`` the epsilon of the cell counts and ``K`` the number of classes
-        (:func:`skdp.tree._budget.auto_levels`). An int is the cap itself. Either way
-        the small-budget rule below (Notes) may make fewer.
+        (:func:`skdp.tree._budget.auto_levels`), raised to ``K - 1``. An int is the
+        cap itself. Either way the small-budget rule below (Notes) may make fewer.
     utility : {"max", "infogain"}, default="max"
         The score of a specialization (see :mod:`skdp.tree._specialization`).
     noise : {"exponential", "gumbel", "laplace"}, default="exponential"
@@ -164,9 +160,11 @@ class DPDecisionTree(DifferentialPrivacyMixin, ClassifierMixin, TransformerMixin
     on the counts (as diffprivlib's random-split tree, Fletcher and Islam 2019);
     unbounded columns have no public midpoint and are not cut.
 
-    Otherwise it makes at most ``max(1, floor(n_est * S / 15))`` selected levels:
-    each level keeps about 15 / ``n_est`` epsilon, enough to prefer a split that moves a sizeable
-    share of the records; the unspent selection budget goes to the counts.
+    Otherwise it makes at most ``max(K - 1, floor(n_est * S / 15))`` selected levels
+    (``K`` classes): each level keeps about 15 / ``n_est`` epsilon, enough to prefer a
+    split that moves a sizeable share of the records, and the depth never drops below
+    the ``K - 1`` cuts that tell ``K`` classes apart (the count is too imprecise to
+    decide that); the unspent selection budget goes to the counts.
 
     The classifiers take counts at or below ``min(max(2, ln(m) / 2) / eps_counts,
     n_est / m)`` (``m`` counts) as empty, so a small release is never emptied whole;
@@ -185,24 +183,7 @@ class DPDecisionTree(DifferentialPrivacyMixin, ClassifierMixin, TransformerMixin
     ('petal width (cm)', 1.0, ['[-inf, 1)', '[1, inf)'])
     """
 
-    _parameter_constraints = {
-        "algorithm": [StrOptions({"maxgddp", "diffgen"})],
-        "epsilon": EPSILON_CONSTRAINT,
-        "n_levels": [StrOptions({"auto"}), Interval(Integral, 0, None, closed="left")],
-        "utility": [StrOptions(set(SCORES))],
-        "noise": [StrOptions({"exponential", "gumbel", "laplace"})],
-        "budget_schedule": [StrOptions({"geometric", "uniform"})],
-        "leaf_budget": [Interval(Real, 0, 1, closed="neither")],
-        "n_split_points": [Interval(Integral, 1, None, closed="left")],
-        "bounds": [None, tuple, list, dict, np.ndarray],
-        "categorical_features": [None, list, tuple, np.ndarray],
-        "categories": [None, dict],
-        "taxonomies": [None, dict],
-        "classes": ["array-like", None],
-        "classifier": [StrOptions({"tree", "leaf"})],
-        "max_cells": [Interval(Integral, 2, None, closed="left")],
-        "random_state": RANDOM_STATE_CONSTRAINT,
-    }
+    _parameter_constraints = PARAMETER_CONSTRAINTS
 
     _name = "DPDecisionTree"  # in error messages
 

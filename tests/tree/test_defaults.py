@@ -11,7 +11,7 @@ from sklearn.datasets import load_breast_cancer, load_iris, load_wine
 from skdp.exceptions import ClippingWarning, PrivacyLeakWarning
 from skdp.tree import DPDecisionTree, _maxgddp
 from skdp.tree._attributes import SIGNED_GRID, NumericAttribute, OrderedCategoricalAttribute
-from skdp.tree._budget import AUTO_MAX, auto_levels
+from skdp.tree._budget import AUTO_MAX, auto_levels, plan
 from skdp.tree._specialization import Specializer
 
 
@@ -66,6 +66,19 @@ def test_auto_depth_grows_with_the_data_and_an_int_is_an_upper_bound():
     tiny.fit(X, y)
     assert tiny.n_levels_ == 2 and tiny.epsilon_split_["selection"] == 0.0
     assert all(c["split"] in (4.0, 2.0, 6.0) for c in tiny.cuts_)
+
+
+def test_selected_depth_never_drops_below_k_minus_one_cuts():
+    # 60 noisy records at epsilon 1: 60 - 1/0.05 = 40, 40 * 0.665 / 15 = 1.8 -> 1 level
+    # by the selection rule, raised to the K - 1 = 2 cuts that tell 3 classes apart
+    assert plan(5, 60, 0.05, 0.95, 0.3, 3).n_levels == 2
+    assert plan(5, 60, 0.05, 0.95, 0.3, 2).n_levels == 1
+    assert plan(1, 60, 0.05, 0.95, 0.3, 3).n_levels == 1  # an int stays an upper bound
+    # "auto" on Iris's 105 rows: the count rule alone gives 1, the floor 2
+    assert auto_levels(105, 0.05, 0.285, 3) == 1
+    assert plan("auto", 105, 0.05, 0.95, 0.3, 3).n_levels == 2
+    # below the selection threshold the public cuts are unchanged
+    assert plan(5, 100, 0.005, 0.095, 0.3, 3).free
 
 
 def test_scale_free_candidates_are_public_and_refine_inside_narrow_intervals():
