@@ -41,6 +41,9 @@ MAX_OPTICS_CELLS = 2**14
 # the grid rule's public floor, max(MIN_OPTICS_CELLS, MIN_CELLS_PER_SIDE**d) cells: room
 # for a few clusters of 2**d cells where the noisy count alone would give one cell
 MIN_OPTICS_CELLS, MIN_CELLS_PER_SIDE = 64, 4
+# "eom" smooths the counts itself (overlapping windows): its grid has at least
+# min(EOM_MIN_CELLS, N epsilon_h / EOM_RECORDS_EPSILON) cells, finer than the rule's
+EOM_MIN_CELLS, EOM_RECORDS_EPSILON = 1024, 0.5
 
 
 class DPOPTICS(DifferentialPrivacyMixin, ClusterMixin, BaseEstimator):
@@ -72,8 +75,8 @@ class DPOPTICS(DifferentialPrivacyMixin, ClusterMixin, BaseEstimator):
         As in scikit-learn's ``OPTICS``, in the units of ``X``.
     cluster_method : {"eom", "xi", "dbscan"}, default="eom"
         ``"eom"`` (see Notes): the most stable clusters (excess of mass) of the
-        cluster tree of the noisy cell counts above a noise floor, at the finest
-        resolution the noise allows. ``"xi"`` runs scikit-learn's steep-area
+        cluster tree of the noisy cell counts above a noise floor, smoothed over
+        the window that finds the most clusters. ``"xi"`` runs scikit-learn's steep-area
         extraction on the cells' reachability and keeps clusters spanning at least
         ``2**d`` cells (smaller ones are mostly steps of the grid's quantised
         distances) and ``min_cluster_size`` records; it needs a grid fine enough
@@ -128,9 +131,10 @@ class DPOPTICS(DifferentialPrivacyMixin, ClusterMixin, BaseEstimator):
     cluster_hierarchy_ : ndarray of shape (n_clusters, 2)
         ``xi`` only: start and end positions in ``ordering_``.
     density_floor_ : float or None
-        ``eom`` only: the lowest level of the cluster tree, in records per block.
+        ``eom`` only: the lowest level of the chosen scale's cluster tree, in records
+        per window.
     block_width_ : int or None
-        ``eom`` only: cells per side of the blocks whose summed counts it clustered.
+        ``eom`` only: cells per side of the chosen scale's windows.
     cluster_counts_ : ndarray of shape (n_clusters,)
         Noisy number of records per cluster (empty when ``count_share=0``).
     noise_count_ : int or None
@@ -175,26 +179,42 @@ class DPOPTICS(DifferentialPrivacyMixin, ClusterMixin, BaseEstimator):
     ``make_moons`` and ``make_circles``, 10^4 points, epsilon 1, bounds only:
     adjusted Rand index 0.99 or 0). Instead:
 
-    1. *Resolution*: sum the counts over cubes of ``k^d`` cells, ``k`` the smallest
-       width at which 80% of the noisy total lies in blocks above their noise
-       floor (else the width up to 16 that holds most). With too little budget for
-       the data the blocks widen: fewer, larger cells.
-    2. *Floor*: the level that the summed discrete-Laplace noise exceeds in about
-       one block of the grid (Chernoff's bound, a union over the blocks), raised to
-       the density of ``min_samples`` records in a ball of radius a finite
-       ``max_eps`` (OPTICS's least dense core point).
-    3. *Cluster tree* of the blocks above the floor (Hartigan 1975): connected
-       components of each superlevel set, blocks touching by a face, edge or
-       corner. A component is a cluster once it holds ``min_cluster_size`` records
-       and twice the floor, and its peak stands two standard deviations
-       (sampling and noise) above the current level (the pruning of spurious
-       branches, Stuetzle and Nugent 2010).
-    4. *Selection*: HDBSCAN's excess of mass (Campello, Moulavi and Sander, PAKDD
-       2013): the set of clusters of largest total stability; ties go to the
-       parent. Blocks in no cluster that touch one join their densest
-       clustered neighbour (DBSCAN's border points); the rest is noise (-1).
+    1. *Grid*: with ``grid_size=None`` and no radius to resolve, at least
+       ``min(1024, N epsilon_h / 0.5)`` cells (a public rule of the noisy ``N``),
+       finer than the uniform-grid rule: the extraction smooths the counts itself.
+    2. *Scales*: sum the counts over overlapping windows of ``(2r + 1)^d`` cells
+       centred on every cell (a box kernel: the noise averages as in wider cells
+       but the grid keeps its resolution, so a gap of a few cells between two
+       shapes stays a gap; disjoint blocks wide enough to clear the noise
+       bridged it at low epsilon). Scales ``r = 0, 1, ...`` up to the first at
+       which 80% of the noisy total lies in windows above their floor (at most
+       ``r = 8``). With too little budget for the data the windows widen.
+    3. *Floor* of a scale: the level that a window's summed discrete-Laplace
+       noise exceeds in about one cell of the grid (Chernoff's bound, a union
+       over the cells), raised to the density of ``min_samples`` records in a
+       ball of radius a finite ``max_eps`` (OPTICS's least dense core point).
+    4. *Cluster tree* of the cells above the floor, at every scale (Hartigan
+       1975): connected components of each superlevel set, cells touching by a
+       face, edge or corner. A component is a cluster once it holds
+       ``min_cluster_size`` records and twice the floor, and its peak stands two
+       standard deviations (sampling and noise) above the current level (the
+       pruning of spurious branches, Stuetzle and Nugent 2010).
+    5. *Selection*: HDBSCAN's excess of mass (Campello, Moulavi and Sander,
+       PAKDD 2013) at each scale, ties to the parent; the scale with the most
+       clusters wins, ties to the coarser (a multi-scale choice from the noisy
+       counts only). Cells in no cluster that touch one join their densest
+       clustered neighbour; then the clusters grow, densest cells first,
+       through the cells whose window sum clears twice the window's noise
+       standard deviation (hysteresis: a lower floor labels borders; two growing
+       clusters stop where they meet, so it never merges them). The rest is
+       noise (-1).
 
-    With no block above the floor every label is -1.
+    Measured (20 seeds, 10^4 points, ``python -m benchmarks clustering``): at
+    epsilon 0.1 with ``min_samples=20, max_eps=0.1, min_cluster_size=0.05``, moons
+    ARI mean 0.37 -> 0.82 and blobs 0.98; with bounds only, moons 0.00 -> 1.00.
+    Concentric circles at epsilon 0.1 stay hard (one ring found, or both merged).
+
+    With no cell above the floor every label is -1.
 
     **Small or degenerate data**: any finite ``X`` with at least one row fits (one
     row, a constant column); with too little signal every cell is noise and every
@@ -279,14 +299,15 @@ class DPOPTICS(DifferentialPrivacyMixin, ClusterMixin, BaseEstimator):
         if self.grid_size is None and radius is not None:
             return distance_grid(*self.bounds_, radius, MAX_OPTICS_CELLS)
         if self.grid_size is None:
+            floor = max(MIN_OPTICS_CELLS, MIN_CELLS_PER_SIDE**n_features)
+            if self.cluster_method == "eom":
+                floor = max(floor, min(EOM_MIN_CELLS, n_estimate * epsilon / EOM_RECORDS_EPSILON))
             return grid_rule(
                 n_estimate,
                 epsilon,
                 n_features,
                 max_cells=MAX_OPTICS_CELLS,
-                min_cells=min(
-                    max(MIN_OPTICS_CELLS, MIN_CELLS_PER_SIDE**n_features), MAX_OPTICS_CELLS
-                ),
+                min_cells=min(floor, MAX_OPTICS_CELLS),
             )
         return given_grid(self.grid_size, n_features)
 

@@ -17,21 +17,16 @@ few noisy cells between two shapes costs the split almost nothing.
 """
 
 import math
-from numbers import Integral, Real
 
 import numpy as np
 from sklearn.neighbors import KDTree
 
-__all__ = ["eom_labels", "grid_eom_labels", "noise_floor"]
+__all__ = ["coarsen", "eom_labels", "noise_floor", "noise_variance"]
 
 # stability ties go to the parent (one cluster), as in HDBSCAN's selection
 _PARENT = 1.0
 # standard deviations by which a cluster's peak must exceed the level it is born at
 SIGNIFICANCE = 2.0
-# share of the noisy total that must lie above the noise floor at the chosen resolution
-CAPTURED = 0.8
-# the widest block tried, in cells per side
-MAX_BLOCK = 16
 
 
 def _neighbours(positions):
@@ -42,7 +37,7 @@ def _neighbours(positions):
     return tree.query_radius(positions.astype(float), r=1.0)
 
 
-def eom_labels(levels, positions, *, floor, min_cluster_mass, noise_var=0.0):
+def eom_labels(levels, positions, *, floor, min_cluster_mass, noise_var=0.0, mass=None):
     """Labels of the cells: the most stable clusters of their cluster tree.
 
     Parameters
@@ -65,6 +60,9 @@ def eom_labels(levels, positions, *, floor, min_cluster_mass, noise_var=0.0):
         sqrt(peak + level + 2 * noise_var)``; shallower bumps are noise of either
         kind (the pruning of spurious branches of an estimated cluster tree,
         Stuetzle and Nugent 2010; Chaudhuri and Dasgupta 2010).
+    mass : ndarray of shape (n_cells,) or None, default=None
+        Records each cell stands for (None: its level); a smoothed level (a window sum)
+        counts each record once through the window's mean.
 
     Returns
     -------
@@ -86,7 +84,8 @@ def eom_labels(levels, positions, *, floor, min_cluster_mass, noise_var=0.0):
     n = levels.size
     neighbours = _neighbours(np.asarray(positions))
     parent = np.arange(n)
-    mass, node_of, peak = levels.copy(), np.full(n, -1), levels.copy()
+    mass = levels.copy() if mass is None else np.asarray(mass, dtype=float).copy()
+    node_of, peak = np.full(n, -1), levels.copy()
     members = [[i] for i in range(n)]
     owner = np.full(n, -1)
     # per node: sum of mass * level at which it leaves the node, sum of mass, birth
@@ -235,63 +234,3 @@ def coarsen(histogram, block):
     padded[tuple(slice(0, m) for m in shape)] = histogram
     split = [x for m in padded.shape for x in (m // block, block)]
     return padded.reshape(split).sum(axis=tuple(range(1, 2 * len(shape), 2)))
-
-
-def block_floor(histogram, epsilon, block, *, cell_sides=None, min_samples=None, max_eps=np.inf):
-    """The coarsened histogram, its floor and the share of the noisy total above it."""
-    levels = coarsen(histogram, block)
-    n_summed = block ** sum(m > 1 for m in histogram.shape)
-    floor = noise_floor(epsilon, levels.size, n_summed)
-    if np.isfinite(max_eps) and cell_sides is not None and min_samples is not None:
-        d = histogram.ndim
-        ball = math.pi ** (d / 2) / math.gamma(d / 2 + 1) * max_eps**d
-        floor = max(floor, min_samples * float(np.prod(np.asarray(cell_sides) * block)) / ball)
-    captured = levels[levels >= floor].sum() / max(histogram.sum(), 1.0)
-    return levels, floor, n_summed, captured
-
-
-def grid_eom_labels(
-    histogram, epsilon, *, cell_sides=None, min_samples=5, max_eps=np.inf, min_cluster_size=None
-):
-    """Cluster of every cell of a noisy histogram: :func:`eom_labels` at the finest
-    resolution the noise allows.
-
-    Chooses the block width ``k`` (cubes of ``k^d`` cells summed, post-processing):
-    the smallest ``k`` at which at least ``CAPTURED`` of the noisy total lies in blocks
-    above their noise floor (:func:`noise_floor` with ``k^d`` summed noises, and the
-    density of ``min_samples`` records in a ball of radius a finite ``max_eps``),
-    else the ``k <= MAX_BLOCK`` that holds the most. Noisy counts and public values
-    only.
-
-    Returns
-    -------
-    labels : ndarray of shape (histogram.size,)
-    floor : float
-    block : int
-    """
-    histogram = np.asarray(histogram, dtype=float)
-    options = []
-    for width in range(1, min(max(histogram.shape) // 2, MAX_BLOCK) + 1):
-        options.append(
-            block_floor(histogram, epsilon, width, cell_sides=cell_sides,
-                        min_samples=min_samples, max_eps=max_eps)
-        )  # fmt: skip
-        if options[-1][3] >= CAPTURED:
-            break
-    options = options or [block_floor(histogram, epsilon, 1)]
-    k = int(np.argmax([o[3] for o in options]))  # the first fine enough, or the most
-    levels, floor, n_summed, _ = options[k]
-    size = min_samples if min_cluster_size is None else min_cluster_size
-    if isinstance(size, Real) and not isinstance(size, Integral):
-        size = size * max(histogram.sum(), 0.0)
-    positive = np.flatnonzero(levels.ravel() > 0)
-    block_labels = np.full(levels.size, -1)
-    block_labels[positive] = eom_labels(
-        levels.ravel()[positive],
-        np.column_stack(np.unravel_index(positive, levels.shape)),
-        floor=floor,
-        min_cluster_mass=max(float(size), 2 * noise_floor(epsilon, levels.size, n_summed)),
-        noise_var=n_summed * noise_variance(epsilon),
-    )
-    cells = np.indices(histogram.shape).reshape(histogram.ndim, -1) // (k + 1)
-    return block_labels[np.ravel_multi_index(tuple(cells), levels.shape)], floor, k + 1

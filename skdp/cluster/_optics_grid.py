@@ -11,7 +11,7 @@ import numpy as np
 from sklearn.cluster import cluster_optics_dbscan, cluster_optics_xi
 
 from skdp.cluster._grid import cell_index
-from skdp.cluster._optics_eom import grid_eom_labels
+from skdp.cluster._optics_scales import grid_eom_labels
 
 __all__ = [
     "GridMap",
@@ -149,7 +149,7 @@ def xi_labels(ordering, clusters):
 
 def density_labels(model):
     """``"eom"``: the cluster of every grid cell, the most stable clusters of the noisy
-    grid density (:func:`skdp.cluster._optics_eom.grid_eom_labels`); sets the model's
+    grid density (:func:`skdp.cluster._optics_scales.grid_eom_labels`); sets the model's
     ``density_floor_`` and ``block_width_``."""
     lower, upper = model.bounds_
     labels, model.density_floor_, model.block_width_ = grid_eom_labels(

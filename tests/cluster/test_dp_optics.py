@@ -319,14 +319,16 @@ def test_the_grid_rule_sees_only_the_noisy_number_of_records(monkeypatch):
     second = np.random.default_rng(1).uniform(-10, 10, size=first.shape)  # same N
     models = [DPOPTICS(epsilon=1.0, bounds=BOUNDS, random_state=0).fit(X) for X in (first, second)]
     assert len(calls) == 2
-    cells = {
-        "max_cells": optics_module.MAX_OPTICS_CELLS,
-        "min_cells": optics_module.MIN_OPTICS_CELLS,
-    }
     for model, (args, kwargs) in zip(models, calls, strict=True):
         n_estimate, split = model.n_samples_estimate_, model.epsilon_split_
         # capacity follows the count's lower bound n~ - 3 / epsilon_n
         n_low = max(1.0, n_estimate - 3 / split["n_samples"])
+        # "eom" smooths the counts itself: a finer public floor, from n~ and epsilon
+        eom_floor = min(optics_module.EOM_MIN_CELLS, n_low * split["histogram"] / 0.5)
+        cells = {
+            "max_cells": optics_module.MAX_OPTICS_CELLS,
+            "min_cells": max(optics_module.MIN_OPTICS_CELLS, eom_floor),
+        }
         assert args == (n_low, split["histogram"], 2) and kwargs == cells
         assert model.grid_shape_ == grid.uniform_grid_shape(n_low, split["histogram"], 2, **cells)
     # the same noisy N (same seed, same N) gives the same grid for different data

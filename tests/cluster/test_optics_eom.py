@@ -9,13 +9,8 @@ from sklearn.metrics import adjusted_rand_score
 from threadpoolctl import threadpool_limits
 
 from skdp.cluster import DPOPTICS
-from skdp.cluster._optics_eom import (
-    coarsen,
-    eom_labels,
-    grid_eom_labels,
-    noise_floor,
-    noise_variance,
-)
+from skdp.cluster._optics_eom import coarsen, eom_labels, noise_floor, noise_variance
+from skdp.cluster._optics_scales import box_sum, grid_eom_labels, grow_labels
 from skdp.exceptions import ClippingWarning
 from skdp.mechanisms import geometric
 
@@ -95,8 +90,35 @@ def test_an_empty_noisy_histogram_has_no_cluster():
         assert labels.max() == -1
 
 
-def test_a_weak_signal_is_clustered_on_wider_blocks():
-    """Too little budget for one cell: the counts are summed over blocks."""
+def test_box_sums_keep_the_grid_and_count_every_window():
+    histogram = np.arange(35.0).reshape(5, 7)
+    sums = box_sum(histogram, 1)
+    assert sums.shape == histogram.shape
+    assert sums[2, 3] == histogram[1:4, 2:5].sum() and sums[0, 0] == histogram[:2, :2].sum()
+
+
+def test_growth_labels_borders_but_never_merges_two_clusters():
+    levels = np.array([90.0, 10, 6, 6, 10, 90])
+    grown = grow_labels(np.array([0, -1, -1, -1, -1, 1]), levels, 5)
+    assert grown.tolist() == [0, 0, 0, 1, 1, 1]
+
+
+def test_a_thin_gap_between_two_dense_bands_survives_low_epsilon():
+    """Issue 21: two bands three cells apart at epsilon 0.1 stay two clusters (wide
+    blocks bridged them; overlapping windows keep the grid's resolution)."""
+    rng = np.random.default_rng(3)
+    exact = np.zeros((40, 40), dtype=np.int64)
+    exact[5:35, 10:14] = exact[5:35, 17:21] = 40
+    hits = 0
+    for _ in range(10):
+        noisy = geometric(exact, epsilon=0.1, random_state=rng)
+        grid = grid_eom_labels(noisy, 0.1, min_samples=5)[0].reshape(40, 40)
+        hits += grid[20, 12] >= 0 and grid[20, 19] >= 0 and grid[20, 12] != grid[20, 19]
+    assert hits >= 9
+
+
+def test_a_weak_signal_is_clustered_on_wider_windows():
+    """Too little budget for one cell: the counts are summed over windows."""
     rng = np.random.default_rng(2)
     exact = np.zeros((40, 40), dtype=np.int64)
     exact[5:15, 5:15] = exact[25:35, 25:35] = 30
