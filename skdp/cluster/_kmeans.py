@@ -17,12 +17,7 @@ from skdp.accounting import PrivacyLedger
 from skdp.base import DifferentialPrivacyMixin
 from skdp.cluster._eugkm import grid_centres
 from skdp.cluster._grid import uniform_grid_shape
-from skdp.cluster._kmeans_blocks import (
-    Nearest,
-    clip_and_centre,
-    inertia,
-    lloyd_iterations,
-)
+from skdp.cluster._kmeans_blocks import Nearest, clip_and_centre, inertia, lloyd_iterations
 from skdp.cluster._lloyd import initial_centres, su_iterations
 from skdp.cluster._preamble import declared_bounds, fit_preamble
 from skdp.cluster._tree import GRID_FLOOR_CELLS, tree_centres
@@ -34,11 +29,7 @@ from skdp.utils._stats import (
     map_rows,
     require_public,
 )
-from skdp.utils.validation import (
-    EPSILON_CONSTRAINT,
-    RANDOM_STATE_CONSTRAINT,
-    warn_clipped,
-)
+from skdp.utils.validation import EPSILON_CONSTRAINT, RANDOM_STATE_CONSTRAINT, warn_clipped
 
 __all__ = ["DPKMeans"]
 
@@ -190,8 +181,10 @@ class DPKMeans(
     ``max(2, ln m) / epsilon_l`` (``m`` cells released at that level), so the empty
     part of a wide box costs nothing and the budget buys fine cells where the records
     are; a weighted k-means on the leaves that clear it is post-processing. When the
-    budget is too small fewer cells clear the threshold: the tree stays coarse (at
-    least the largest cell is refined) and a cluster with no leaf keeps ``init``. Iris
+    budget is too small for the data the tree has **one level**: when
+    ``0.8 n_low epsilon_tree < 2 * 2^d`` (the ``2^d`` children of a refined cell would
+    hold less than their noise; :func:`skdp.cluster._tree.tree_levels`), or ``d > 12``.
+    Fewer cells then clear the threshold and a cluster with no leaf keeps ``init``. Iris
     in ``[0, 8]^4`` at epsilon 1, 20 seeds: adjusted Rand index 0.62 mean, 0.51 worst
     (0.52 and 0.45 from a uniform grid, whose fine cells drown in the noise of the
     empty ones). The hybrid's Lloyd steps then release, per cluster, the

@@ -264,15 +264,9 @@ def clipped_lloyd_step(counts, sums, previous, radii, *, epsilon, rng):
     centres : ndarray of shape (k, d)
     noisy_counts : ndarray of shape (k,), int64
     """
-    d = sums.shape[1]
-    count_epsilon, sum_epsilon = split_budget(epsilon, [count_share(d), d])
-    noisy_counts = geometric(counts, sensitivity=1, epsilon=count_epsilon, random_state=rng)
-    noisy_sums = laplace(sums, sensitivity=math.sqrt(d), epsilon=sum_epsilon, random_state=rng)
-    kept = noisy_counts < 1
-    size = np.where(kept, 1, noisy_counts)[:, np.newaxis]
-    step = box_posterior_mean(noisy_sums / size, math.sqrt(d) / sum_epsilon / size)
+    noisy_counts, step = _noisy_means(counts, sums, math.sqrt(sums.shape[1]), epsilon, rng)
     moved = np.clip(previous + radii[:, np.newaxis] * step, -1.0, 1.0)
-    return np.where(kept[:, np.newaxis], previous, moved), noisy_counts
+    return np.where(noisy_counts[:, np.newaxis] < 1, previous, moved), noisy_counts
 
 
 def noisy_lloyd_step(counts, sums, previous, *, epsilon, rng):
@@ -306,15 +300,24 @@ def noisy_lloyd_step(counts, sums, previous, *, epsilon, rng):
     centres : ndarray of shape (k, d)
     noisy_counts : ndarray of shape (k,), int64
     """
+    noisy_counts, moved = _noisy_means(counts, sums, sums.shape[1], epsilon, rng)
+    return np.where(noisy_counts[:, np.newaxis] < 1, previous, moved), noisy_counts
+
+
+def _noisy_means(counts, sums, sensitivity, epsilon, rng):
+    """Noisy counts and the posterior means of ``noisy sum / noisy count`` (one Lloyd release).
+
+    Counts: discrete Laplace at ``epsilon c / (d + c)`` (sensitivity 1); sums: lattice
+    Laplace of L1 ``sensitivity`` at ``epsilon d / (d + c)`` (Su et al.'s ratio
+    :func:`count_share`). The means (:func:`box_posterior_mean`, the count taken as at
+    least 1) are post-processing; the callers keep a centre whose noisy count is below 1.
+    """
     d = sums.shape[1]
     count_epsilon, sum_epsilon = split_budget(epsilon, [count_share(d), d])
     noisy_counts = geometric(counts, sensitivity=1, epsilon=count_epsilon, random_state=rng)
-    noisy_sums = laplace(sums, sensitivity=d, epsilon=sum_epsilon, random_state=rng)
-    kept = noisy_counts < 1
-    size = np.where(kept, 1, noisy_counts)[:, np.newaxis]
-    moved = box_posterior_mean(noisy_sums / size, d / sum_epsilon / size)
-    centres = np.where(kept[:, np.newaxis], previous, moved)
-    return centres, noisy_counts
+    noisy_sums = laplace(sums, sensitivity=sensitivity, epsilon=sum_epsilon, random_state=rng)
+    size = np.maximum(noisy_counts, 1)[:, np.newaxis]
+    return noisy_counts, box_posterior_mean(noisy_sums / size, sensitivity / sum_epsilon / size)
 
 
 def _truncated_exponential_mean(width, scale):

@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.integrate import quad
 from sklearn.cluster import KMeans
+from sklearn.datasets import make_blobs
 from sklearn.metrics import adjusted_rand_score, euclidean_distances
 from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import make_pipeline
@@ -116,7 +117,8 @@ def test_ledger_spends_exactly_epsilon_split_c_to_d_per_lloyd_iteration(
     steps = entries[-2 * n_iter :]
     grid = entries[: len(entries) - len(steps)]
     if method == "hybrid":  # the tree's levels: geometric, LEVEL_SHARES of the grid's share
-        shares = LEVEL_SHARES[-tree_levels(d) :]
+        n_low = max(1.0, model.n_samples_estimate_ - 3 / split["n_samples"])
+        shares = LEVEL_SHARES[-tree_levels(d, n_low, split["grid"]) :]
         expected = [split["grid"] * share / sum(shares) for share in shares]
         assert [e.mechanism for e in grid] == ["geometric"] * len(shares)
         assert [e.epsilon for e in grid] == pytest.approx(expected, rel=1e-12)
@@ -654,3 +656,22 @@ def test_grid_search_over_epsilon_in_a_pipeline_counts_every_fit():
     assert privacy_spent(search).epsilon == pytest.approx(expected)
     assert ledger.total.epsilon == pytest.approx(expected)
     assert np.isfinite(search.cv_results_["mean_test_score"]).all()
+
+
+def test_hybrid_tree_has_one_level_when_the_noisy_count_cannot_pay_for_level_two():
+    """Blobs in [-1, 1]^5 with n = 1000 at epsilon 0.1: level 2's 2^5 children of one cell
+    would hold less than their noise, so the tree spends its whole share on level 1
+    (one geometric release); at epsilon 1 it has both levels. Either way the five
+    blobs are found on most seeds."""
+    X, y = make_blobs(1000, n_features=5, centers=5, cluster_std=0.1,
+                      center_box=(-0.6, 0.6), random_state=0)  # fmt: skip
+    for epsilon, levels in ((0.1, 1), (1.0, 2)):
+        scores = []
+        for seed in range(5):
+            with PrivacyLedger() as ledger:
+                model = DPKMeans(5, bounds=(-1, 1), epsilon=epsilon, random_state=seed).fit(X)
+            tree = [e for e in ledger.entries[1:-2] if e.mechanism == "geometric"]
+            assert len(tree) == levels
+            assert math.isclose(math.fsum(e.epsilon for e in tree), model.epsilon_split_["grid"])
+            scores.append(adjusted_rand_score(y, model.labels_))
+        assert min(scores) > (0.1 if epsilon < 1 else 0.5)
