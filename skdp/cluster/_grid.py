@@ -73,7 +73,37 @@ def cell_index(Z, shape):
     sides = np.asarray(shape)
     position = np.floor((Z + 1.0) / 2.0 * sides).astype(np.int64)
     np.clip(position, 0, sides - 1, out=position)  # the upper face belongs to the last cell
-    return np.ravel_multi_index(tuple(position.T), shape)
+    return flat_index(position, shape)
+
+
+def flat_index(position, shape):
+    """``np.ravel_multi_index(position.T, shape)`` for any number of dimensions.
+
+    numpy's takes at most 32 (digits has 64 features, most of them one cell wide).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdp.cluster._grid import flat_index, grid_positions
+    >>> flat_index(np.array([[1, 2], [0, 1]]), (2, 3)).tolist()
+    [5, 1]
+    >>> grid_positions(np.array([5, 1]), (2, 3)).tolist()
+    [[1, 2], [0, 1]]
+    """
+    strides = np.ones(len(shape), dtype=np.int64)
+    for j in range(len(shape) - 2, -1, -1):
+        strides[j] = strides[j + 1] * shape[j + 1]
+    return np.asarray(position, dtype=np.int64) @ strides
+
+
+def grid_positions(flat, shape):
+    """``np.column_stack(np.unravel_index(flat, shape))`` for any number of dimensions."""
+    remaining = np.array(flat, dtype=np.int64, copy=True).ravel()
+    position = np.empty((remaining.size, len(shape)), dtype=np.int64)
+    for j in range(len(shape) - 1, -1, -1):
+        position[:, j] = remaining % shape[j]
+        remaining //= shape[j]
+    return position
 
 
 def noisy_histogram(counts, *, epsilon, rng):

@@ -18,6 +18,7 @@ from numbers import Integral, Real
 
 import numpy as np
 
+from skdp.cluster._grid import grid_positions
 from skdp.cluster._optics_eom import _neighbours, eom_labels, noise_floor, noise_variance
 
 __all__ = ["box_sum", "grid_eom_labels", "grow_labels"]
@@ -68,7 +69,7 @@ def grow_labels(labels, levels, low):
     candidates = np.flatnonzero((labels >= 0) | (flat >= low))
     if candidates.size == 0:
         return labels
-    positions = np.column_stack(np.unravel_index(candidates, np.shape(levels)))
+    positions = grid_positions(candidates, np.shape(levels))
     neighbours = _neighbours(positions)
     local = np.full(flat.size, -1)
     local[candidates] = np.arange(candidates.size)
@@ -141,7 +142,7 @@ def grid_eom_labels(
         if positive.size:
             labels[positive] = eom_labels(
                 levels.ravel()[positive],
-                np.column_stack(np.unravel_index(positive, levels.shape)),
+                grid_positions(positive, levels.shape),
                 floor=floor,
                 min_cluster_mass=max(
                     float(size), 2 * noise_floor(epsilon, histogram.size / width, width) / width

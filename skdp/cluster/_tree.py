@@ -33,7 +33,7 @@ import math
 import numpy as np
 
 from skdp.cluster._eugkm import weighted_centres
-from skdp.cluster._grid import MAX_CELLS, uniform_grid_shape
+from skdp.cluster._grid import MAX_CELLS, flat_index, grid_positions, uniform_grid_shape
 from skdp.mechanisms import geometric
 from skdp.utils._stats import sum_blocks
 from skdp.utils.validation import split_budget
@@ -97,7 +97,7 @@ class Level:
         sides = np.asarray(self.shape)
         position = np.floor((block / self.half + 1.0) / 2.0 * sides).astype(np.int64)
         np.clip(position, 0, sides - 1, out=position)
-        flat = np.ravel_multi_index(tuple(position.T), self.shape)
+        flat = flat_index(position, self.shape)
         where = np.minimum(np.searchsorted(self.cells, flat), self.cells.size - 1)
         listed = self.cells[where] == flat
         return np.bincount(where[listed], minlength=self.cells.size)
@@ -106,10 +106,10 @@ class Level:
 def children(shape, cells):
     """Flat indices, on the grid with every side doubled, of the cells' ``2^d`` children."""
     d = len(shape)
-    position = np.column_stack(np.unravel_index(cells, shape))
+    position = grid_positions(cells, shape)
     offsets = np.array(np.meshgrid(*[[0, 1]] * d, indexing="ij")).reshape(d, -1).T
     child = (2 * position[:, np.newaxis, :] + offsets).reshape(-1, d)
-    return np.sort(np.ravel_multi_index(tuple(child.T), tuple(2 * s for s in shape)))
+    return np.sort(flat_index(child, tuple(2 * s for s in shape)))
 
 
 def tree_histogram(centred, half, shape, epsilons, rng):
@@ -148,7 +148,7 @@ def tree_histogram(centred, half, shape, epsilons, rng):
             room = max(1, MAX_CELLS // 2 ** len(shape))
             refine[order[: max(1, min(int(above.sum()), room))]] = True
         leaf = above & ~refine
-        centres = (np.column_stack(np.unravel_index(cells[leaf], shape)) + 0.5) / shape
+        centres = (grid_positions(cells[leaf], shape) + 0.5) / shape
         points.append(centres * 2.0 - 1.0)
         weights.append(noisy[leaf].astype(float))
         if refine.any():
