@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from skdp.tree import _diffgen, _maxgddp
+from skdp.tree import _diffgen, _lookahead, _maxgddp
 
 # n_levels="auto": h = clip(floor(log2(n_low * eps_counts / (AUTO_RECORDS * K))), 1, AUTO_MAX)
 AUTO_RECORDS = 4.0
@@ -183,7 +183,11 @@ def grow(estimator, spec, the_plan, rng):
     options = {"score": estimator.utility, "sensitivity": sensitivity, "noise": estimator.noise}
     if estimator.algorithm == "maxgddp":
         budgets = _maxgddp.level_budgets(selection, n_levels, estimator.budget_schedule)
-        return _maxgddp.grow(spec, budgets=budgets, rng=rng, **options)
+
+        def pair(n_candidates):
+            return _lookahead.affordable(n_candidates, the_plan.n_est)
+
+        return _maxgddp.grow(spec, budgets=budgets, rng=rng, pair=pair, **options)
     n_numeric = sum(a.kind != "categorical" for a in spec.attributes)
     step = selection / (n_numeric + 2 * n_levels)
     return _diffgen.grow(spec, n_levels=n_levels, epsilon_step=step, rng=rng, **options)

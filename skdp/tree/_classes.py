@@ -164,7 +164,9 @@ class DPDecisionTree(DifferentialPrivacyMixin, ClassifierMixin, TransformerMixin
     (``K`` classes): each level keeps about 15 / ``n_est`` epsilon, enough to prefer a
     split that moves a sizeable share of the records, and the depth never drops below
     the ``K - 1`` cuts that tell ``K`` classes apart (the count is too imprecise to
-    decide that); the unspent selection budget goes to the counts.
+    decide that); the unspent selection budget goes to the counts. If ``m**2 * n_est <=
+    2e7`` (``m`` first candidates), MAXGDDP selects its first two cuts as one pair by
+    their joint Max score on both levels' budget (:mod:`skdp.tree._lookahead`).
 
     The classifiers take counts at or below ``min(max(2, ln(m) / 2) / eps_counts,
     n_est / m)`` (``m`` counts) as empty, so a small release is never emptied whole;

@@ -28,6 +28,7 @@ the noise is exact discrete noise on a score grid; permute-and-flip (``noise=
 import numpy as np
 
 from skdp.mechanisms import report_noisy_max
+from skdp.tree import _lookahead
 from skdp.utils.validation import split_budget
 
 RATIO = 3 ** (1 / 3)
@@ -57,25 +58,45 @@ def candidates(specializer, score):
     return found, (np.concatenate(scores) if scores else np.array([]))
 
 
-def grow(specializer, *, budgets, score, sensitivity, noise, rng):
+def grow(specializer, *, budgets, score, sensitivity, noise, rng, pair=None):
     """Run the specialization steps; stop early (spending nothing) if no candidate is left.
+
+    ``pair(m)``, given the number ``m`` of first candidates, says (from public values)
+    whether the first two steps are selected as one pair on their summed budget
+    (:mod:`skdp.tree._lookahead`; Max score only).
 
     Returns
     -------
     int
         The number of steps taken.
     """
-    for step, epsilon_step in enumerate(budgets):
+    budgets = list(budgets)
+    step = 0
+    while step < len(budgets):
         found, scores = candidates(specializer, score)
         if not found:
             return step
+        if step == 0 and len(budgets) >= 2 and score == "max" and pair and pair(len(found)):
+            pairs, pair_scores = _lookahead.pair_candidates(
+                specializer, found, lambda s: candidates(s, score)
+            )
+            if pairs:
+                index = report_noisy_max(
+                    pair_scores, sensitivity=sensitivity, epsilon=budgets[0] + budgets[1],
+                    monotonic=True, noise=noise, random_state=rng,
+                )  # fmt: skip
+                for chosen in pairs[index]:
+                    specializer.specialize(*chosen)
+                step = 2
+                continue
         index = report_noisy_max(
             scores,
             sensitivity=sensitivity,
-            epsilon=epsilon_step,
+            epsilon=budgets[step],
             monotonic=score == "max",
             noise=noise,
             random_state=rng,
         )
         specializer.specialize(*found[index])
+        step += 1
     return len(budgets)

@@ -59,3 +59,33 @@ def test_audit_flags_a_tree_that_under_noises_its_counts(monkeypatch):
 def test_tree_passes_large_audit(algorithm):
     result = audit_tree(algorithm, n_search=5000, n_samples=25000, random_state=1)
     assert result.passed, str(result)
+
+
+# MAXGDDP's first two levels chosen as one pair (skdp.tree._lookahead): the audited
+# release is the pair itself, from the selection alone
+def select_pair(epsilon_scale=1.0):
+    from skdp.tree._attributes import NumericAttribute
+    from skdp.tree._maxgddp import grow
+    from skdp.tree._specialization import Specializer
+
+    def release(data, rng):
+        spec = Specializer([NumericAttribute("x", 0.0, 4.0, 3)], data[0], data[1], 2, 2**20)
+        budget = EPSILON * epsilon_scale / 2
+        grow(spec, budgets=[budget, budget], score="max", sensitivity=1.0,
+             noise="exponential", rng=rng, pair=lambda m: True)  # fmt: skip
+        (_, _, first, _), (_, _, second, _) = spec.history
+        return 10.0 * first + second
+
+    return release
+
+
+def test_pair_selection_passes_audit():
+    result = audit(select_pair(), FIRST, SECOND, epsilon=EPSILON, n_search=2000,
+                   n_samples=10000, random_state=0)  # fmt: skip
+    assert result.passed, str(result)
+
+
+def test_audit_flags_a_pair_selection_on_too_much_budget():
+    result = audit(select_pair(6.0), FIRST, SECOND, epsilon=EPSILON, n_search=2000,
+                   n_samples=10000, random_state=0)  # fmt: skip
+    assert not result.passed, str(result)
