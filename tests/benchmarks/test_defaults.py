@@ -34,8 +34,8 @@ def test_declared_inputs_are_the_public_ones_the_estimator_takes():
     logistic = defaults.declared(ObjectivePerturbationLogistic, task, 1.0, 0)
     assert logistic.classes == [0, 1, 2]
     assert logistic.bounds == public["bounds"] and logistic.data_norm is None
-    svm = defaults.declared(PrivateSVM, task, 1.0, 0)  # no bounds parameter: the norm
-    assert svm.data_norm == pytest.approx(np.linalg.norm([7.9, 4.4, 6.9, 2.5]))
+    svm = defaults.declared(PrivateSVM, task, 1.0, 0)  # its bounds, as OPL's
+    assert svm.bounds == public["bounds"] and svm.data_norm is None
     kmeans = defaults.declared(DPKMeans, task, 1.0, 0)
     assert kmeans.n_clusters == 3 and kmeans.bounds == public["bounds"]
     assert defaults.default(DPKMeans, task, 0.5, 7).get_params()["bounds"] is None
