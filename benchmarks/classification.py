@@ -146,14 +146,20 @@ def rbf_gamma(task):
 
 def _svm(kernel, mechanism):
     def make(task, epsilon, seed):
+        # linear: as _objective_perturbation (the numeric domains centre the rows; mixed
+        # data declares the norm bound); rbf: features of norm 1, neither is used
+        if kernel == "linear" and not task.public.get("categorical_features"):
+            declared = {"bounds": encoded_bounds(task)}
+        else:
+            declared = {"data_norm": encoded_norm_bound(task)}
         model = PrivateSVM(
             epsilon=epsilon,
             kernel=kernel,
             mechanism=mechanism,
             gamma=rbf_gamma(task),
-            data_norm=encoded_norm_bound(task),
             classes=task.public["classes"],
             random_state=seed,
+            **declared,
         )
         return encoded(task, model)
 
