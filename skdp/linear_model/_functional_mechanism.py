@@ -46,7 +46,7 @@ class FunctionalMechanismRegressor(
         privately with part of ``epsilon`` (Notes); a warning says when the budget is
         too small and a public fallback box is used. Must be declared for dask input.
     bounds_y : None or (lower, upper), default=None
-        Public target bounds, likewise (estimated apart from the features'.)
+        Public target bounds, likewise; estimated apart from the features' bounds.
     fit_intercept : bool, default=True
         Fit an (unpenalised) intercept. Without one, columns are divided by their
         largest absolute bound but not shifted, so the model passes through the

@@ -37,6 +37,10 @@ from skdp.frequent_patterns._privbasis import privbasis_top_k
 from skdp.frequent_patterns._tf import tf_top_k
 from skdp.utils._audit import audit
 
+# about 200 s of audits (10^4 releases of whole miners): run with -m slow; CI runs the
+# small itemset audits (tests/privacy/test_audit_itemsets.py) and the mechanisms'
+pytestmark = pytest.mark.slow
+
 
 def with_extra(X, transaction):
     return np.vstack([X, np.asarray([transaction], dtype=bool)])

@@ -30,7 +30,7 @@ def fit_and_release(algorithm):
     return release
 
 
-def audit_tree(algorithm, n_search=500, n_samples=2500, random_state=0):
+def audit_tree(algorithm, n_search=300, n_samples=1500, random_state=0):
     return audit(
         fit_and_release(algorithm), FIRST, SECOND, epsilon=EPSILON,
         n_search=n_search, n_samples=n_samples, random_state=random_state,
