@@ -4,7 +4,6 @@ import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin
 from sklearn.utils.validation import (
-    check_consistent_length,
     check_is_fitted,
     validate_data,
 )
@@ -13,16 +12,19 @@ from skdp.accounting import PrivacyLedger
 from skdp.base import DifferentialPrivacyMixin
 from skdp.mechanisms import check_random_state, geometric
 from skdp.tree._budget import grow, plan
-from skdp.tree._columns import as_frame, dask_input, dask_records, split_columns
+from skdp.tree._columns import as_frame, dask_input, dask_records, fit_input, split_columns
 from skdp.tree._params import PARAMETER_CONSTRAINTS
 from skdp.tree._predict import Model, lazy_apply, lazy_generalize
+from skdp.tree._random_cuts import (
+    grow_random,
+    label_leaves,
+    random_cut_records,
+    random_release,
+)
 from skdp.tree._release import cut_records, fit_classifier, release_frame
 from skdp.tree._specialization import Specializer
 from skdp.utils._bounds import estimate_public_inputs
-from skdp.utils._stats import is_dask_collection, require_public
-from skdp.utils.validation import (
-    resolve_classes,
-)
+from skdp.utils._stats import is_dask_collection
 
 
 class DPDecisionTree(DifferentialPrivacyMixin, ClassifierMixin, TransformerMixin, BaseEstimator):
@@ -116,20 +118,24 @@ class DPDecisionTree(DifferentialPrivacyMixin, ClassifierMixin, TransformerMixin
     ----------
     release_ : pandas.DataFrame
         The published table: a row per cell x class, the concept of each column, the
-        class and its noisy count (may be negative; the classifiers clamp at 0).
+        class and its noisy count (may be negative; the classifiers clamp at 0). In the
+        small-budget regime (Notes): a row per leaf, its concept of each column and its
+        released class.
     cuts_ : list of dict
-        The specializations in order: column, concept, split point, children.
+        The specializations in order (parents first): column, concept, split point,
+        children.
     bounds_ : dict
         ``{column: (lower, upper)}`` of the numeric columns: the declared bounds, or
         ``(-inf, inf)`` for a column split on the scale-free grid.
     epsilon_split_ : dict
-        ``"n_samples"`` (the noisy count, 5%), ``"selection"`` and ``"counts"``; they
-        add up to ``epsilon``.
+        ``"n_samples"`` (the noisy count, 5%), ``"selection"`` and ``"counts"``
+        (``"labels"`` in the small-budget regime); they add up to ``epsilon``.
     privacy_spent_ : PrivacyBudget
     classes_ : ndarray
     n_levels_ : int
         Specializations actually made (fewer than ``n_levels`` or the auto rule's
-        number when no candidate is left).
+        number when no candidate is left); the depth of the tree in the small-budget
+        regime.
 
     Notes
     -----
@@ -147,18 +153,22 @@ class DPDecisionTree(DifferentialPrivacyMixin, ClassifierMixin, TransformerMixin
     scale-free grid, boundaries of the declared category order, the ``max_cells`` cap)
     never depend on the records.
 
-    The depth plan when the budget is small for the data
-    (:func:`skdp.tree._budget.plan`) reads public values and ``n~`` only, with
-    ``n_est = max(1, n~ - 1 / eps_n)``, ``S`` the selection budget and ``R`` the
-    epsilon left after the count.
+    The depth plan (:func:`skdp.tree._budget.plan`) reads public values and ``n~``
+    only, with ``n_est = max(1, n~ - 1 / eps_n)``, ``S`` the selection budget and
+    ``R`` the epsilon left after the count.
 
-    If ``n_est * R < 25``, a selection cannot tell a useful split from a useless one (on
-    Iris's 100 rows at epsilon 0.1 they differ by ~30 records, the selection noise
-    is ~ln(60) / 0.07 = 60 records); the fit then makes at most 2 cuts at public
-    midpoints (middle grid point of a bounded interval, a categorical concept),
-    chosen uniformly at random without reading the records, and puts all of ``R``
-    on the counts (as diffprivlib's random-split tree, Fletcher and Islam 2019);
-    unbounded columns have no public midpoint and are not cut.
+    Small budget, ``n_est * R < 25``: a selection cannot tell a useful split from a
+    useless one (Iris's 100 rows at epsilon 0.1: they differ by ~30 records, the
+    selection noise is ~60). The fit then reads no record to choose splits
+    (:mod:`skdp.tree._random_cuts`): each node cuts a random column not yet cut on its
+    path at its public middle (bounded interval, category range, taxonomy children;
+    unbounded columns have no public middle), 3 levels deep (at most an int
+    ``n_levels``), and each leaf releases one class by permute-and-flip on all of
+    ``R`` (one record changes one count of one leaf by 1; the leaves are disjoint:
+    parallel composition). ``predict_proba`` is then one-hot and ``transform`` gives
+    each column's position in the common refinement of the nodes' cuts. Iris at
+    epsilon 0.1, 20 seeds: 0.629 (worst 0.34) against 0.555 (worst 0.20) for noisy
+    counts on two global cuts; with no bounds the tree is one leaf, the noisy majority.
 
     Otherwise it makes at most ``max(K - 1, floor(n_est * S / 15))`` selected levels
     (``K`` classes): each level keeps about 15 / ``n_est`` epsilon, enough to prefer a
@@ -247,18 +257,7 @@ class DPDecisionTree(DifferentialPrivacyMixin, ClassifierMixin, TransformerMixin
         """
         self._validate_params()
         dask_fit = is_dask_collection(X)
-        if dask_fit:
-            X, frame = dask_input(self, X, reset=True)
-            require_public(self.classes, "classes", self)
-            # the checks of the public labels (y is read in the blocks)
-            classes, _ = resolve_classes(self.classes, self.classes, estimator_name=self._name)
-        elif is_dask_collection(y):
-            raise TypeError("DPDecisionTree takes a dask y only with a dask X.")
-        else:
-            frame = as_frame(X)
-            validate_data(self, X, reset=True, skip_check_array=True)
-            classes, y_codes = resolve_classes(self.classes, y, estimator_name=self._name)
-            check_consistent_length(frame, y_codes)
+        X, frame, classes, y_codes = fit_input(self, X, y)
         rng = check_random_state(self.random_state)
         with PrivacyLedger() as ledger:
             from_frame = isinstance(X, pd.DataFrame) or (dask_fit and hasattr(X, "columns"))
@@ -280,31 +279,41 @@ class DPDecisionTree(DifferentialPrivacyMixin, ClassifierMixin, TransformerMixin
                 self.n_levels, public.n_samples, public.epsilon_split["n_samples"],
                 public.remaining, self.leaf_budget, len(classes),
             )  # fmt: skip
-            with PrivacyLedger() as selecting:
-                self.n_levels_ = grow(self, spec, the_plan, rng)
-            # the rest, as the ledger adds it up (so that it totals epsilon exactly)
-            counts_epsilon = self.epsilon - ledger.total.epsilon
-            noisy = geometric(spec.cell_counts(), epsilon=counts_epsilon, random_state=rng)
-        self.epsilon_split_ = {
-            "n_samples": public.epsilon_split["n_samples"],
-            "selection": selecting.total.epsilon,
-            "counts": counts_epsilon,
-        }
+            release = self._release_random if the_plan.free else self._release_selected
+            spent = release(spec, the_plan, ledger, classes, rng)
+        self.epsilon_split_ = {"n_samples": public.epsilon_split["n_samples"], **spent}
         self.privacy_spent_ = ledger.total
         self.classes_ = classes
-        self.cuts_ = cut_records(columns.attributes, columns.names, spec.history)
-        self.release_ = release_frame(columns.attributes, columns.names, noisy, classes)
-        self._fit_classifier(
-            np.clip(noisy, 0, None), spec.cut_history, counts_epsilon, the_plan.n_est, rng
-        )
         return self
 
-    def _fit_classifier(self, counts, history, counts_epsilon, n_est, rng):
-        self._cut_history = history
+    def _release_selected(self, spec, the_plan, ledger, classes, rng):
+        """Selected specializations, then a noisy count for every cell x class."""
+        with PrivacyLedger() as selecting:
+            self.n_levels_ = grow(self, spec, the_plan, rng)
+        # the rest, as the ledger adds it up (so that it totals epsilon exactly)
+        counts_epsilon = self.epsilon - ledger.total.epsilon
+        noisy = geometric(spec.cell_counts(), epsilon=counts_epsilon, random_state=rng)
+        attributes, names = self._columns.attributes, self._columns.names
+        self.cuts_ = cut_records(attributes, names, spec.history)
+        self.release_ = release_frame(attributes, names, noisy, classes)
+        self._random_cuts = None
         self._leaf_proba, self._tree, self._tree_classes = fit_classifier(
-            self.classifier, self._columns.attributes, history, counts, counts_epsilon,
-            n_est, rng,
+            self.classifier, attributes, spec.cut_history, np.clip(noisy, 0, None),
+            counts_epsilon, the_plan.n_est, rng,
         )  # fmt: skip
+        return {"selection": selecting.total.epsilon, "counts": counts_epsilon}
+
+    def _release_random(self, spec, the_plan, ledger, classes, rng):
+        """Public cuts node by node, then one permute-and-flip label per leaf."""
+        attributes, names = self._columns.attributes, self._columns.names
+        cuts = grow_random(attributes, the_plan.n_levels, len(classes), self.max_cells, rng)
+        labels_epsilon = self.epsilon - ledger.total.epsilon
+        self._random_cuts = label_leaves(cuts, spec, labels_epsilon, rng)
+        self.n_levels_ = cuts.depth
+        self.cuts_ = random_cut_records(attributes, names, cuts)
+        self.release_ = random_release(attributes, names, cuts, classes)
+        self._leaf_proba = self._tree = self._tree_classes = None
+        return {"selection": 0.0, "labels": labels_epsilon}
 
     def transform(self, X):
         """Generalize ``X`` to the released cuts: each column's concept index in its cut.
@@ -380,7 +389,7 @@ class DPDecisionTree(DifferentialPrivacyMixin, ClassifierMixin, TransformerMixin
         check_is_fitted(self)
         return Model(
             self._columns, self._leaf_proba, self._tree, self._tree_classes,
-            self.classes_,
+            self.classes_, self._random_cuts,
         )  # fmt: skip
 
     def _apply(self, method, X, dtype, columns):

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 from sklearn.utils import check_array
+from sklearn.utils.validation import check_consistent_length, validate_data
 
 from skdp.exceptions import PrivacyLeakWarning
 from skdp.tree._attributes import (
@@ -23,7 +24,7 @@ from skdp.tree._attributes import (
     NumericAttribute,
     OrderedCategoricalAttribute,
 )
-from skdp.utils._stats import as_dask_array, is_dask_collection, sum_blocks
+from skdp.utils._stats import as_dask_array, is_dask_collection, require_public, sum_blocks
 from skdp.utils.validation import clip_to_bounds, resolve_bounds, resolve_classes, warn_clipped
 
 
@@ -121,6 +122,29 @@ def _numbers(column, name):
     if not np.isfinite(values).all():
         raise ValueError(f"Input X contains NaN or infinity in column {name!r}")
     return values
+
+
+def fit_input(estimator, X, y):
+    """``fit``'s checks of ``X`` and ``y``: ``(X, frame, classes, y_codes)``.
+
+    A dask ``X`` needs public ``classes`` (``y`` is read in its blocks; ``y_codes`` is
+    then None); a numpy / pandas ``X`` sets ``n_features_in_`` and encodes ``y``.
+    """
+    if is_dask_collection(X):
+        X, frame = dask_input(estimator, X, reset=True)
+        require_public(estimator.classes, "classes", estimator)
+        # the checks of the public labels (y is read in the blocks)
+        classes, _ = resolve_classes(
+            estimator.classes, estimator.classes, estimator_name=estimator._name
+        )
+        return X, frame, classes, None
+    if is_dask_collection(y):
+        raise TypeError("DPDecisionTree takes a dask y only with a dask X.")
+    frame = as_frame(X)
+    validate_data(estimator, X, reset=True, skip_check_array=True)
+    classes, y_codes = resolve_classes(estimator.classes, y, estimator_name=estimator._name)
+    check_consistent_length(frame, y_codes)
+    return X, frame, classes, y_codes
 
 
 def split_columns(estimator, frame, *, from_frame, lazy=False):

@@ -16,10 +16,11 @@ class Model:
     """The released cuts and the classifier trained on them (no records): what
     ``transform`` and ``predict`` apply to every block of rows."""
 
-    def __init__(self, columns, leaf_proba, tree, tree_classes, classes):
+    def __init__(self, columns, leaf_proba, tree, tree_classes, classes, random_cuts=None):
         self.columns = columns
         self.leaf_proba, self.tree, self.tree_classes = leaf_proba, tree, tree_classes
         self.classes = classes
+        self.random_cuts = random_cuts  # the small-budget regime's labelled leaves
 
     def positions(self, block):
         """Each column's concept index in its cut."""
@@ -47,6 +48,8 @@ class Model:
     def proba(self, block):
         """Class probabilities."""
         positions = self.positions(block)
+        if self.random_cuts is not None:
+            return self.random_cuts.proba(positions, len(self.classes))
         if self.leaf_proba is not None:
             sizes = [len(a.cut) for a in self.columns.attributes]
             cell = np.ravel_multi_index(positions.T, sizes) if sizes else 0

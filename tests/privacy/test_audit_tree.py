@@ -8,6 +8,7 @@ next to the correct one to show that the audit bites.
 import numpy as np
 import pytest
 
+import skdp.tree._budget as budget
 import skdp.tree._classes as tree_module
 from skdp.tree import DPDecisionTree
 from skdp.utils._audit import audit
@@ -22,12 +23,20 @@ def fit_and_release(algorithm):
     def release(data, rng):
         model = DPDecisionTree(
             algorithm, epsilon=EPSILON, n_levels=1, n_split_points=3, bounds=(0.0, 4.0),
-            classes=[0, 1], classifier="leaf", random_state=rng,
+            classes=[0, 1], classifier="leaf", leaf_budget=0.9, random_state=rng,
         ).fit(*data)  # fmt: skip
         count = model.release_["count"].iloc[1]  # first cell, class 1
         return 100.0 * model.cuts_[0]["split"] + np.clip(count, -40, 40)
 
     return release
+
+
+@pytest.fixture
+def selected_regime(monkeypatch):
+    # seven records would take the small-budget regime (audited below); the plan is a
+    # function of the noisy count and public values, so fixing it keeps the audit exact.
+    # leaf_budget=0.9 puts most of epsilon on the counts, where the mutant under-noises
+    monkeypatch.setattr(budget, "FREE_BELOW", 0.0)
 
 
 def audit_tree(algorithm, n_search=300, n_samples=1500, random_state=0):
@@ -38,12 +47,12 @@ def audit_tree(algorithm, n_search=300, n_samples=1500, random_state=0):
 
 
 @pytest.mark.parametrize("algorithm", ["maxgddp", "diffgen"])
-def test_tree_passes_audit(algorithm):
+def test_tree_passes_audit(algorithm, selected_regime):
     result = audit_tree(algorithm)
     assert result.passed, str(result)
 
 
-def test_audit_flags_a_tree_that_under_noises_its_counts(monkeypatch):
+def test_audit_flags_a_tree_that_under_noises_its_counts(monkeypatch, selected_regime):
     real = tree_module.geometric
 
     def too_little_noise(value, *, epsilon, **kwargs):
@@ -56,7 +65,7 @@ def test_audit_flags_a_tree_that_under_noises_its_counts(monkeypatch):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("algorithm", ["maxgddp", "diffgen"])
-def test_tree_passes_large_audit(algorithm):
+def test_tree_passes_large_audit(algorithm, selected_regime):
     result = audit_tree(algorithm, n_search=5000, n_samples=25000, random_state=1)
     assert result.passed, str(result)
 
@@ -99,3 +108,48 @@ def test_pair_selection_passes_large_audit():
     result = audit(select_pair(), FIRST, SECOND, epsilon=EPSILON, n_search=2000,
                    n_samples=10000, random_state=1)  # fmt: skip
     assert result.passed, str(result)
+
+
+# the small-budget regime (skdp.tree._random_cuts): four records put the neighbour's
+# leaf at counts (1, 1) against (1, 0), where permute-and-flip's ratio is exactly e**eps.
+# The release is the prediction at a point of each leaf (either regime, as the noisy
+# count picks one: the selected one on about 6% of fits here).
+SMALL_X = np.array([[0.5], [3.0], [3.5], [1.5]])
+SMALL_Y = np.array([0, 1, 1, 1])
+
+
+def predict_small():
+    def release(data, rng):
+        model = DPDecisionTree(
+            epsilon=EPSILON, n_levels=1, n_split_points=3, bounds=(0.0, 4.0),
+            classes=[0, 1], random_state=rng,
+        ).fit(*data)  # fmt: skip
+        low, high = model.predict([[1.0], [3.0]])
+        return 2.0 * low + high
+
+    return release
+
+
+def audit_small(monkeypatch=None, label_scale=1.0):
+    if label_scale != 1.0:
+        import skdp.tree._random_cuts as random_cuts
+
+        real = random_cuts.permute_and_flip
+
+        def too_much_budget(scores, *, epsilon, **kwargs):
+            return real(scores, epsilon=label_scale * epsilon, **kwargs)
+
+        monkeypatch.setattr(random_cuts, "permute_and_flip", too_much_budget)
+    data = (SMALL_X, SMALL_Y), (SMALL_X[:-1], SMALL_Y[:-1])
+    return audit(predict_small(), *data, epsilon=EPSILON, n_search=300, n_samples=1500,
+                 random_state=0)  # fmt: skip
+
+
+def test_small_budget_tree_passes_audit():
+    result = audit_small()
+    assert result.passed, str(result)
+
+
+def test_audit_flags_small_budget_labels_on_too_much_budget(monkeypatch):
+    result = audit_small(monkeypatch, label_scale=4.0)
+    assert not result.passed, str(result)

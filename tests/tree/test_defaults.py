@@ -11,7 +11,7 @@ from sklearn.datasets import load_breast_cancer, load_iris, load_wine
 from skdp.exceptions import ClippingWarning, PrivacyLeakWarning
 from skdp.tree import DPDecisionTree, _maxgddp
 from skdp.tree._attributes import SIGNED_GRID, NumericAttribute, OrderedCategoricalAttribute
-from skdp.tree._budget import AUTO_MAX, auto_levels, plan
+from skdp.tree._budget import AUTO_MAX, Plan, auto_levels, plan
 from skdp.tree._specialization import Specializer
 
 
@@ -59,13 +59,15 @@ def test_auto_depth_grows_with_the_data_and_an_int_is_an_upper_bound():
     assert fitted[0] < fitted[1] < fitted[2]
     fixed = DPDecisionTree(n_levels=3, classes=[0, 1, 2], random_state=0).fit(X, y)
     assert fixed.n_levels_ == 3 and fixed.epsilon_split_["n_samples"] == pytest.approx(0.05)
-    # a budget too small for any selection: public midpoint cuts, all of it on the counts
+    # a budget too small for any selection: public midpoint cuts node by node, three
+    # levels, every column cut once on a path (so at its root middle), all of it on labels
     tiny = DPDecisionTree(
         n_levels=5, epsilon=0.1, bounds=(0.0, 8.0), classes=[0, 1, 2], random_state=0
     )
     tiny.fit(X, y)
-    assert tiny.n_levels_ == 2 and tiny.epsilon_split_["selection"] == 0.0
-    assert all(c["split"] in (4.0, 2.0, 6.0) for c in tiny.cuts_)
+    assert tiny.n_levels_ == 3 and tiny.epsilon_split_["selection"] == 0.0
+    assert tiny.epsilon_split_["labels"] == pytest.approx(0.095)
+    assert len(tiny.cuts_) == 7 and all(c["split"] == 4.0 for c in tiny.cuts_)
 
 
 def test_selected_depth_never_drops_below_k_minus_one_cuts():
@@ -77,8 +79,9 @@ def test_selected_depth_never_drops_below_k_minus_one_cuts():
     # "auto" on Iris's 105 rows: the count rule alone gives 1, the floor 2
     assert auto_levels(105, 0.05, 0.285, 3) == 1
     assert plan("auto", 105, 0.05, 0.95, 0.3, 3).n_levels == 2
-    # below the selection threshold the public cuts are unchanged
-    assert plan(5, 100, 0.005, 0.095, 0.3, 3).free
+    # below the selection threshold: the tree of public cuts, three levels at most
+    assert plan(5, 100, 0.005, 0.095, 0.3, 3) == Plan(3, 0.0, True, 1.0)
+    assert plan(2, 100, 0.005, 0.095, 0.3, 3).n_levels == 2
 
 
 def test_scale_free_candidates_are_public_and_refine_inside_narrow_intervals():

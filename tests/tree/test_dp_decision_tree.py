@@ -211,8 +211,9 @@ def test_max_cells_caps_the_release():
 
 
 def test_stopping_early_gives_the_unused_selection_budget_to_the_counts():
-    X = np.array([[0.0], [1.0]] * 10)
-    y = np.array([0, 1] * 10)
+    # 200 records: enough for the selected regime (20 would take the small-budget one)
+    X = np.array([[0.0], [1.0]] * 100)
+    y = np.array([0, 1] * 100)
     model = DPDecisionTree(
         n_levels=5, n_split_points=1, max_cells=4, bounds=(0.0, 2.0), classes=[0, 1],
         random_state=0,
