@@ -130,7 +130,7 @@ def predict_small():
     return release
 
 
-def audit_small(monkeypatch=None, label_scale=1.0):
+def audit_small(monkeypatch=None, label_scale=1.0, n_search=200, n_samples=1000):
     if label_scale != 1.0:
         import skdp.tree._random_cuts as random_cuts
 
@@ -141,8 +141,8 @@ def audit_small(monkeypatch=None, label_scale=1.0):
 
         monkeypatch.setattr(random_cuts, "permute_and_flip", too_much_budget)
     data = (SMALL_X, SMALL_Y), (SMALL_X[:-1], SMALL_Y[:-1])
-    return audit(predict_small(), *data, epsilon=EPSILON, n_search=300, n_samples=1500,
-                 random_state=0)  # fmt: skip
+    return audit(predict_small(), *data, epsilon=EPSILON, n_search=n_search,
+                 n_samples=n_samples, random_state=0)  # fmt: skip
 
 
 def test_small_budget_tree_passes_audit():
@@ -153,3 +153,9 @@ def test_small_budget_tree_passes_audit():
 def test_audit_flags_small_budget_labels_on_too_much_budget(monkeypatch):
     result = audit_small(monkeypatch, label_scale=4.0)
     assert not result.passed, str(result)
+
+
+@pytest.mark.slow
+def test_small_budget_tree_passes_large_audit():
+    result = audit_small(n_search=2000, n_samples=10000)
+    assert result.passed, str(result)
