@@ -3,7 +3,9 @@
 Every mechanism in :mod:`skdp.mechanisms` reports the epsilon it spends *before* it
 draws its noise. The report goes to every :class:`PrivacyLedger` and
 :class:`BudgetAccountant` that is active in the current context, so a spend is
-measured where it happens, and a cap is enforced before anything is released.
+measured where it happens, and a cap is enforced before anything is released. Each
+report is checked and committed atomically: threads sharing a context (as
+``asyncio.to_thread`` does) lose no spend and cannot pass a cap together.
 
 Composition rules applied by the ledger:
 

@@ -1,6 +1,7 @@
 """The composition tree behind ledgers and accountants, and the spend reports."""
 
 import math
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -10,6 +11,9 @@ from skdp.accounting._spent import privacy_spent
 from skdp.exceptions import BudgetExceededError
 
 _ACTIVE = ContextVar("skdp_active_privacy_frame", default=None)
+# Guards every read-check-write of frame totals and accountant spends: threads that share a
+# context (asyncio.to_thread, copy_context().run) share its frames.
+_LOCK = threading.RLock()
 
 
 class _Frame:
@@ -24,10 +28,11 @@ class _Frame:
         self._token = None
 
     def push(self):
-        if self._token is not None:
-            raise RuntimeError("this ledger is already active; create a new one")
-        self.parent = _ACTIVE.get()
-        self._token = _ACTIVE.set(self)
+        with _LOCK:
+            if self._token is not None:
+                raise RuntimeError("this ledger is already active; create a new one")
+            self.parent = _ACTIVE.get()
+            self._token = _ACTIVE.set(self)
 
     def pop(self):
         _ACTIVE.reset(self._token)
@@ -70,27 +75,29 @@ def record_spend(epsilon, delta=0.0, *, mechanism):
     2
     """
     spend = PrivacyBudget(epsilon, delta)
-    plan, child_total, frame = [], None, _ACTIVE.get()
-    increment = spend
-    while frame is not None:
-        if frame.parallel:
-            # a direct call is a branch of its own; a branch frame reports its new total
-            branch_total = increment if child_total is None else child_total
-            new_total = _maximum(frame.total, branch_total)
-        else:
-            new_total = frame.total + increment
-        if frame.cap is not None and not new_total.fits_within(frame.cap):
-            raise BudgetExceededError(
-                f"{mechanism} would spend epsilon={spend.epsilon:g}, delta={spend.delta:g}, "
-                f"taking the budget to {new_total} past its cap {frame.cap}"
-            )
-        plan.append((frame, new_total))
-        increment, child_total = _increase(new_total, frame.total), new_total
-        frame = frame.parent
     entry = Spend(mechanism, spend.epsilon, spend.delta)
-    for frame, new_total in plan:
-        frame.total = new_total
-        frame.entries.append(entry)
+    with _LOCK:
+        plan, child_total, frame = [], None, _ACTIVE.get()
+        increment = spend
+        while frame is not None:
+            if frame.parallel:
+                # a direct call is a branch of its own; a branch frame reports its new total
+                branch_total = increment if child_total is None else child_total
+                new_total = _maximum(frame.total, branch_total)
+            else:
+                new_total = frame.total + increment
+            if frame.cap is not None and not new_total.fits_within(frame.cap):
+                raise BudgetExceededError(
+                    f"{mechanism} would spend epsilon={spend.epsilon:g}, "
+                    f"delta={spend.delta:g}, taking the budget to {new_total} past its cap "
+                    f"{frame.cap}"
+                )
+            plan.append((frame, new_total))
+            increment, child_total = _increase(new_total, frame.total), new_total
+            frame = frame.parent
+        for frame, new_total in plan:
+            frame.total = new_total
+            frame.entries.append(entry)
 
 
 class PrivacyLedger:
@@ -107,6 +114,17 @@ class PrivacyLedger:
         The composed spend so far.
     entries : tuple of Spend
         Every mechanism call seen, in order.
+
+    Notes
+    -----
+    Thread safety: each update is atomic (one lock guards every check and commit), so
+    threads that report at the same time lose no spend. A ledger sees the calls of every
+    thread that runs in its context: ``asyncio.to_thread`` and functions run through
+    ``contextvars.copy_context().run`` from inside the ``with`` block. Threads started
+    with a fresh context do not see it: a plain ``threading.Thread``, a
+    ``concurrent.futures`` executor or ``loop.run_in_executor`` (without
+    ``copy_context().run``) and joblib's threading backend. Entries of concurrent calls
+    are in the order the calls were recorded.
 
     Examples
     --------
@@ -136,7 +154,8 @@ class PrivacyLedger:
 
     @property
     def entries(self):
-        return tuple(self._frame.entries)
+        with _LOCK:
+            return tuple(self._frame.entries)
 
 
 class _ParallelGroup:
@@ -199,13 +218,15 @@ def parallel_composition() -> Iterator[_ParallelGroup]:
 class BudgetAccountant:
     """A total privacy budget with a hard cap.
 
-    Two ways to use it, one at a time:
+    Two ways to use it:
 
     * ``accountant.spend(fitted)`` after fitting, with anything :func:`privacy_spent`
       takes (an estimator, a Pipeline, a fitted search, a number);
     * ``with accountant:`` around the fitting code: every mechanism call is charged as it
       happens and a call that would pass the cap raises
       :class:`~skdp.exceptions.BudgetExceededError` before it draws its noise.
+
+    A ``spend`` made while a ``with`` block is open counts against the block too.
 
     Parameters
     ----------
@@ -222,6 +243,16 @@ class BudgetAccountant:
         The total spent so far, including an open ``with`` block.
     remaining : PrivacyBudget
         What may still be spent.
+
+    Notes
+    -----
+    Thread safety: ``spend``, the charge of each mechanism call and the end of a ``with``
+    block are atomic (each checks the cap and commits under one lock), so threads racing
+    for the last of the budget never take it past the cap: a call that would pass it
+    raises and records nothing. As for :class:`PrivacyLedger`, an open ``with`` block
+    sees the threads that run in its context (``asyncio.to_thread``,
+    ``contextvars.copy_context().run``), not the threads started with a fresh context
+    (a plain ``threading.Thread``, joblib's threading backend).
 
     Examples
     --------
@@ -249,7 +280,8 @@ class BudgetAccountant:
     @property
     def spent(self):
         """The total spent so far, including an open ``with`` block."""
-        return self._spent + (self._frame.total if self._frame is not None else _ZERO)
+        with _LOCK:
+            return self._spent + (self._frame.total if self._frame is not None else _ZERO)
 
     @property
     def remaining(self):
@@ -258,26 +290,34 @@ class BudgetAccountant:
 
     def check(self, obj):
         """Raise :class:`~skdp.exceptions.BudgetExceededError` if ``obj`` does not fit."""
-        cost = privacy_spent(obj)
-        if not (self.spent + cost).fits_within(self.cap):
+        return self._check(privacy_spent(obj))
+
+    def _check(self, cost):
+        spent = self.spent
+        if not (spent + cost).fits_within(self.cap):
             raise BudgetExceededError(
-                f"spending {cost} would take the budget to {self.spent + cost}, "
-                f"past its cap {self.cap}"
+                f"spending {cost} would take the budget to {spent + cost}, past its cap {self.cap}"
             )
         return cost
 
     def spend(self, obj):
         """Record what ``obj`` spent (see :func:`privacy_spent`), refusing to pass the cap."""
-        self._spent = self._spent + self.check(obj)
+        cost = privacy_spent(obj)  # may walk a whole search: outside the lock
+        with _LOCK:
+            self._spent = self._spent + self._check(cost)
+            if self._frame is not None:  # an open block may now spend that much less
+                self._frame.cap = _increase(self._frame.cap, cost)
 
     def __enter__(self):
-        if self._frame is not None:
-            raise RuntimeError("this accountant is already active")
-        self._frame = _Frame(cap=self.remaining)
-        self._frame.push()
+        with _LOCK:
+            if self._frame is not None:
+                raise RuntimeError("this accountant is already active")
+            self._frame = _Frame(cap=self.remaining)
+            self._frame.push()
         return self
 
     def __exit__(self, *exc):
-        self._frame.pop()
-        self._spent, self._frame = self._spent + self._frame.total, None
+        with _LOCK:
+            self._frame.pop()
+            self._spent, self._frame = self._spent + self._frame.total, None
         return False
