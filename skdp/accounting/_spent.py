@@ -86,15 +86,28 @@ def _composed(obj, leaf):
 def _fitted_leaf(estimator):
     if hasattr(estimator, "privacy_spent_"):
         return _as_budget(estimator.privacy_spent_)
-    if hasattr(estimator, "_privacy_budget"):
+    declared = _declared_budget(estimator)
+    if declared is None:
+        return _non_private_cost(estimator)
+    if declared != _ZERO:
         raise ValueError(f"{type(estimator).__name__} is not fitted: it has spent nothing yet")
-    return _non_private_cost(estimator)
+    return declared  # a fit that reads nothing from the data: nothing spent, fitted or not
 
 
 def _declared_leaf(estimator):
-    if hasattr(estimator, "_privacy_budget"):
-        return estimator._privacy_budget()
-    return _non_private_cost(estimator)
+    declared = _declared_budget(estimator)
+    return _non_private_cost(estimator) if declared is None else declared
+
+
+def _declared_budget(estimator):
+    """What one fit with the current parameters spends, as the estimator declares it.
+
+    An object that costs nothing says so itself: skdp estimators and public encodings
+    (e.g. ``TransactionEncoder`` given its ``items``) define ``_privacy_budget()``; it
+    returns None when the fit learns from the data without differential privacy.
+    """
+    declare = getattr(estimator, "_privacy_budget", None)
+    return None if declare is None else declare()
 
 
 def _non_private_cost(estimator):
@@ -115,13 +128,9 @@ def _non_private_cost(estimator):
 
 
 def _encodes_public_categories(estimator):
-    """An encoder whose fitted state is its given category lists (or transaction items)."""
+    """A scikit-learn encoder whose fitted state is its given category lists."""
     from sklearn.preprocessing import OneHotEncoder, OrdinalEncoder
 
-    from skdp.frequent_patterns import TransactionEncoder
-
-    if isinstance(estimator, TransactionEncoder):
-        return estimator.get_params()["items"] is not None
     if not isinstance(estimator, OneHotEncoder | OrdinalEncoder):
         return False
     params = estimator.get_params()

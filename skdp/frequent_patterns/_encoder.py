@@ -11,6 +11,7 @@ from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from skdp.accounting import PrivacyBudget
 from skdp.exceptions import PrivacyLeakWarning
 from skdp.frequent_patterns._bitmask import _as_bool
 
@@ -202,6 +203,15 @@ class TransactionEncoder(TransformerMixin, BaseEstimator):
         """
         check_is_fitted(self)
         return np.asarray([str(item) for item in self.columns_], dtype=object)
+
+    def _privacy_budget(self):
+        """What ``fit`` spends, for :func:`skdp.privacy_spent`: nothing given ``items``.
+
+        With ``items=None`` the fit reads the item set from the data without
+        differential privacy and declares no budget (None): ``privacy_spent`` then
+        charges ``epsilon=inf`` with a ``PrivacyLeakWarning``.
+        """
+        return None if self.items is None else PrivacyBudget(0.0)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
