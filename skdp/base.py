@@ -1,6 +1,7 @@
 """What every skdp estimator shares."""
 
 from skdp.accounting import PrivacyBudget
+from skdp.utils._clone import clone_private, prepaid_fit, reserve_departure
 
 __all__ = ["DifferentialPrivacyMixin"]
 
@@ -16,7 +17,26 @@ class DifferentialPrivacyMixin:
     :func:`skdp.utils.discovery.all_estimators` and tells :func:`skdp.privacy_spent`
     what an unfitted configuration will spend (used to count the fits of a search,
     which are not kept).
+
+    ``sklearn.base.clone`` gives each clone its own noise stream when ``random_state``
+    is a ``Generator`` or ``RandomState`` (a spawned child, never a copy), and, when a
+    ledger or accountant is active, refuses a clone that would pass a cap and charges the
+    clone's fit to the caller's ledgers wherever it runs: in a joblib thread, or, for a
+    worker process, when the clone is pickled to be sent there (see "Budgets across
+    workers and seeds" in the privacy model page).
     """
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        fit = cls.__dict__.get("fit")
+        if fit is not None and not getattr(fit, "_skdp_prepaid_aware", False):
+            cls.fit = prepaid_fit(fit)
+
+    def __sklearn_clone__(self):
+        return clone_private(self)
+
+    def __getstate__(self):
+        return reserve_departure(self, super().__getstate__())
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
