@@ -86,7 +86,7 @@ def child_random_state(random_state):
         except (AttributeError, TypeError):  # numpy < 1.25, or no SeedSequence
             return np.random.default_rng(random_state.integers(0, 2**32, size=8))
     if isinstance(random_state, np.random.RandomState):
-        return np.random.RandomState(random_state.randint(0, 2**32, size=8, dtype=np.uint64))
+        return np.random.RandomState(random_state.randint(0, 2**32, size=8, dtype=np.int64))
     return random_state
 
 
