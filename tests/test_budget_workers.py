@@ -7,6 +7,7 @@ from joblib import Parallel, delayed
 from sklearn.base import clone
 from sklearn.exceptions import FitFailedWarning
 from sklearn.model_selection import GridSearchCV, cross_val_score, cross_validate
+from sklearn.pipeline import Pipeline
 
 from skdp import BudgetAccountant, PrivacyLedger, privacy_spent
 from skdp.exceptions import BudgetExceededError
@@ -118,19 +119,26 @@ def test_a_clone_fitted_twice_is_charged_twice():
     assert ledger.total.epsilon == pytest.approx(2 * EPSILON)
 
 
+def test_worker_processes_are_charged_for_the_candidate_parameters():
+    # loky: the candidates' epsilon is set in the worker, after the clone was reserved
+    search = GridSearchCV(_model(), {"epsilon": [0.25, 1.0]}, cv=2, n_jobs=2)
+    with PrivacyLedger() as ledger:
+        search.fit(X, Y)
+    assert np.isfinite(search.cv_results_["mean_test_score"]).all()
+    expected = 2 * (0.25 + 1.0) + search.best_params_["epsilon"]
+    assert ledger.total.epsilon == pytest.approx(expected)
+
+
 def test_worker_processes_refuse_a_fit_that_costs_more_than_its_reservation():
-    # loky: the candidates' epsilon is set in the worker process, after the reservation
-    search = GridSearchCV(_model(), {"epsilon": [EPSILON, 1.0]}, cv=2, n_jobs=2)
+    # a step of a pipeline is priced with its own epsilon: the worker refuses more
+    search = GridSearchCV(
+        Pipeline([("model", _model())]), {"model__epsilon": [EPSILON, 1.0]}, cv=2, n_jobs=2
+    )
     with PrivacyLedger() as ledger, pytest.warns(FitFailedWarning, match="largest a search"):
         search.fit(X, Y)
     assert np.isnan(search.cv_results_["mean_test_score"][1])
-    # the folds at the reserved epsilon ran and were measured, the refit too
+    # the folds at the reserved epsilon ran and were measured, and the refit
     assert ledger.total.epsilon == pytest.approx(4 * EPSILON + EPSILON)
-    # with the largest epsilon on the estimator itself, the reservation covers them all
-    search = GridSearchCV(_model().set_params(epsilon=1.0), {"C": [1.0, 2.0]}, cv=2, n_jobs=2)
-    with PrivacyLedger() as ledger:
-        search.fit(X, Y)
-    assert ledger.total.epsilon == pytest.approx(5.0)
 
 
 def test_dask_backend_is_measured(dask_client):

@@ -12,43 +12,50 @@ the same seeded generator is reproducible), or, for a legacy ``RandomState``, a
 ``RandomState`` seeded from a draw of the original's. An int seed or ``None`` is kept
 as is: ``None`` draws fresh secure noise in every fit, an int seed is for experiments.
 
-**The budget is reserved in the caller.** Fits that a joblib backend sends to another
+**The budget is held in the caller.** Fits that a joblib backend sends to another
 thread or process do not see the caller's :class:`~skdp.accounting.PrivacyLedger` or
 :class:`~skdp.accounting.BudgetAccountant` (they live in the caller's ``contextvars``
-context). When one is active where the clone is made, the clone's declared cost
-(``_privacy_budget()``) is charged there at once, through
-:func:`~skdp.accounting.record_spend`: a clone that would pass a cap raises
-:class:`~skdp.exceptions.BudgetExceededError` *before* the work is dispatched, and a
-ledger around the search measures every fit. The clone is marked prepaid (a private
-attribute, not a parameter, that travels with it to a worker process); its ``fit``
-consumes the mark and runs detached from the caller's ledgers, so a fit that runs in the
-caller's context after all (``n_jobs=None``) is not charged twice, and a second ``fit`` of
-the same object is charged as usual.
+context), so a cap did not hold and a ledger missed them. Now, when one is active where
+the clone is made, the clone's declared cost (``_privacy_budget()``) is checked against
+the caps before the clone is dispatched, and the fit is charged to the caller's ledgers
+wherever it runs, once.
+
+How the caller's ledgers see a clone made under them:
+
+* the clone is *held* against every cap at once: a clone whose fit would not fit in a
+  cap, counting the clones already held, raises ``BudgetExceededError`` before it is
+  dispatched (the check adds the cost at every level, as sequential composition does,
+  so inside ``parallel_composition`` it may refuse early);
+* a fit in the caller's context (``n_jobs=None``) is charged as it runs, as always;
+* a fit in a joblib thread (no context there) is charged to the caller's ledgers as it
+  runs, so its cap is enforced before the noise is drawn;
+* a clone pickled for a worker process (loky, multiprocessing, dask) is charged when it
+  is pickled and carries the reservation (a private attribute, not a parameter); its
+  ``fit`` consumes it, runs detached from any ledger of the worker's and refuses to
+  spend more than was reserved.
 
 What is covered, and what is not:
 
-* ``GridSearchCV``, ``RandomizedSearchCV``, ``cross_validate``, ``cross_val_score`` and
-  any ``Parallel`` call whose tasks are ``clone(estimator)`` made in the caller, on the
-  sequential, threading, loky and dask backends. joblib makes the clones of later
-  batches in its own callback thread, which has no context; such a clone is charged to
-  the ledgers that were active when its source was last cloned by the caller.
-* A search clones its estimator once as a template it never fits, then clones the
-  template for each fit: the first clone of a prepaid, unfitted template takes over its
-  reservation instead of reserving again, so nothing is counted twice.
-* Parameters set *after* cloning (a search's candidate parameters are set in the
-  worker): a fit whose declared cost exceeds its reservation charges the difference when
-  the caller's ledgers are reachable (same process), and refuses with
-  ``BudgetExceededError`` in another process, where they are not. A candidate that costs
-  less than the reservation leaves the difference charged (the count errs high). For a
-  search over ``epsilon`` on a process backend, set the estimator's own ``epsilon`` to
-  the largest value of the grid.
+* ``GridSearchCV``, ``RandomizedSearchCV``, the successive-halving searches,
+  ``cross_validate``, ``cross_val_score`` and any ``Parallel`` call whose tasks fit a
+  ``clone(estimator)`` made in the caller, on the sequential, threading, loky and dask
+  backends. joblib makes the clones of later batches in its own callback thread, which
+  has no context; such a clone is charged to the ledgers of the caller whose
+  ``Parallel`` call is running (the one that last cloned its source, or else the last
+  one that cloned any private estimator).
+* A search clones its estimator once as a template it never fits: cloning a clone
+  releases the template's hold. A search sets each candidate's parameters in the
+  worker; the reservation is priced with them (read from scikit-learn's dispatch
+  loop). For a private step of a ``Pipeline`` searched over on a process backend the
+  step's own parameters price it, and a candidate that costs more is refused in the
+  worker (``BudgetExceededError``, reported by the search as a failed fit): set the
+  step's own ``epsilon`` to the largest of the grid, or use the threading backend.
 * Not covered: a fit in a worker of an estimator that was not cloned in the caller
-  (e.g. a function that builds or fits the model inside the worker), and work started
-  in another thread before any clone of its source was made in the caller's context.
-  Such fits are measured by their own ``privacy_spent_``; check them with
-  ``accountant.spend(...)`` or keep them out of the parallel part.
-* Every clone made while a ledger is active is charged, fitted or not: clone an
-  estimator outside the ``with`` block when you only want to inspect it.
+  (e.g. a function that builds or fits the model inside the worker). Such fits are
+  measured by their own ``privacy_spent_``; check them with ``accountant.spend(...)``.
+* Every clone made under a ledger and then pickled is charged, fitted or not (and so
+  is a ``deepcopy`` of an unfitted one): clone outside the ``with`` block what you only
+  want to inspect or save.
 """
 
 import functools
@@ -158,9 +165,29 @@ def _under(frame, level):
 
 
 def _release(estimator):
+    """Drop the hold on ``estimator``; return its frame and the budget held."""
     with _LOCK:
-        _PENDING.pop(estimator, None)
-        return _CALLER.pop(estimator, None)
+        held = _PENDING.pop(estimator, (None, None))[1]
+        return _CALLER.pop(estimator, None), held
+
+
+def _search_candidate(estimator, clone):
+    """The clone priced with the candidate parameters a search will set in the worker.
+
+    scikit-learn's searches clone their template in a generator that also holds the
+    candidate's ``parameters``; the worker sets them after the clone arrives. Reading
+    them here prices the reservation at what the fit will really spend. Anything else
+    is priced with its own parameters.
+    """
+    frame = sys._getframe(2)
+    for _ in range(4):
+        if frame is None:
+            break
+        names = frame.f_locals if frame.f_code.co_name == "<genexpr>" else {}
+        if names.get("base_estimator") is estimator and isinstance(names.get("parameters"), dict):
+            return _clone_parametrized(clone).set_params(**names["parameters"])
+        frame = frame.f_back
+    return clone
 
 
 def clone_private(estimator):
@@ -172,7 +199,7 @@ def clone_private(estimator):
     _release(estimator)  # a clone that is cloned is a template: it will not be fitted
     if frame is not None:
         try:
-            budget = clone._privacy_budget()
+            budget = _search_candidate(estimator, clone)._privacy_budget()
         except (TypeError, ValueError):  # an invalid epsilon: fit refuses it, no noise
             return clone
         _hold(clone, frame, budget, type(estimator).__name__)
@@ -186,9 +213,10 @@ def reserve_departure(estimator, state):
     Charge its declared cost to the caller's ledgers now and send the reservation
     along in ``state``; the worker's ``fit`` checks it.
     """
-    frame = _release(estimator)
+    frame, held = _release(estimator)
     if frame is not None and _PREPAID not in state:
-        budget = estimator._privacy_budget()
+        # a search candidate is priced with the parameters the worker will set
+        budget = held if held is not None else estimator._privacy_budget()
         _charge(frame, budget, f"reserved: {type(estimator).__name__} clone sent to a worker")
         state[_PREPAID] = budget
     return state
@@ -200,7 +228,7 @@ def prepaid_fit(fit):
     @functools.wraps(fit)
     def wrapper(self, *args, **kwargs):
         prepaid = self.__dict__.pop(_PREPAID, None)
-        frame = _release(self)
+        frame = _release(self)[0]
         if prepaid is not None:  # paid in the caller before it was sent here
             budget = self._privacy_budget()
             if _increase(budget, prepaid) != _ZERO:
