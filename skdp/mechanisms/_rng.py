@@ -20,11 +20,15 @@ def check_random_state(random_state=None):
           cryptographically secure source, created on every call. Nothing about it
           can be predicted or replayed, and forked or spawned workers each key their
           own generator, so they never share noise.
-        * an int: a seeded, reproducible generator, for tests and experiments. An
-          attacker who knows the seed can subtract the noise, so never publish a
-          release made with a fixed seed.
+        * an int: a seeded, reproducible generator, for tests and experiments only.
+          An attacker who knows the seed can subtract the noise, so never publish a
+          release made with a fixed seed. Every clone of an estimator given an int
+          seed draws the same noise (that is what reproducible means).
         * a ``Generator``: returned as is (its stream is shared with the caller).
-        * a legacy ``RandomState``: a seed is drawn from it (reproducible).
+          ``sklearn.base.clone`` gives each clone of a skdp estimator a spawned child
+          of it, so clones (folds, grid points) never draw the same noise.
+        * a legacy ``RandomState``: a seed is drawn from it (reproducible); clones
+          of a skdp estimator get a ``RandomState`` seeded from a draw of it.
 
     Returns
     -------
