@@ -1,7 +1,7 @@
 """What every skdp estimator shares."""
 
 from skdp.accounting import PrivacyBudget
-from skdp.utils._clone import clone_private, prepaid_fit, reserve_departure
+from skdp.utils._clone import arrival, clone_private, departure_state
 
 __all__ = ["DifferentialPrivacyMixin"]
 
@@ -26,17 +26,15 @@ class DifferentialPrivacyMixin:
     workers and seeds" in the privacy model page).
     """
 
-    def __init_subclass__(cls, **kwargs):
-        super().__init_subclass__(**kwargs)
-        fit = cls.__dict__.get("fit")
-        if fit is not None and not getattr(fit, "_skdp_prepaid_aware", False):
-            cls.fit = prepaid_fit(fit)
-
     def __sklearn_clone__(self):
         return clone_private(self)
 
     def __getstate__(self):
-        return reserve_departure(self, super().__getstate__())
+        return departure_state(self, super().__getstate__())
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        arrival(self)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -58,9 +58,9 @@ What is covered, and what is not:
   want to inspect or save.
 """
 
-import functools
 import sys
 import threading
+import types
 import weakref
 
 import numpy as np
@@ -71,7 +71,7 @@ from skdp.accounting._budget import _ZERO, _increase
 from skdp.accounting._ledger import _ACTIVE, record_spend
 from skdp.exceptions import BudgetExceededError
 
-__all__ = ["child_random_state", "clone_private", "prepaid_fit", "reserve_departure"]
+__all__ = ["arrival", "child_random_state", "clone_private", "departure_state"]
 
 _PREPAID = "_skdp_prepaid"
 # unfitted clone -> the frame of the ledgers it is charged to (in this process only)
@@ -204,15 +204,57 @@ def clone_private(estimator):
             return clone
         _hold(clone, frame, budget, type(estimator).__name__)
         _CALLER[clone] = frame
+        # only these clones get a wrapped fit: every other fit keeps its frames, so
+        # the warnings' stacklevels still point at the caller's line
+        clone.fit = types.MethodType(fit, clone)
     return clone
 
 
-def reserve_departure(estimator, state):
-    """Pickling an unfitted clone made under a ledger: it leaves for a worker process.
+def fit(self, *args, **kwargs):
+    """The ``fit`` of a clone made under a ledger: charged to that ledger, once.
 
-    Charge its declared cost to the caller's ledgers now and send the reservation
-    along in ``state``; the worker's ``fit`` checks it.
+    Set on the instance (named ``fit`` so that a bound ``clone.fit`` sent to a worker
+    pickles and unpickles as itself). Consumed by the call: a second fit is ordinary.
     """
+    self.__dict__.pop("fit", None)
+    prepaid = self.__dict__.pop(_PREPAID, None)
+    frame = _release(self)[0]
+    if prepaid is not None:  # paid in the caller before it was sent here
+        budget = self._privacy_budget()
+        if _increase(budget, prepaid) != _ZERO:
+            raise BudgetExceededError(
+                f"{type(self).__name__} was sent to a worker with {prepaid} reserved in "
+                f"the caller's budget, but its parameters now declare {budget}; set the "
+                "estimator's own epsilon to the largest a search will try, or run it "
+                "with n_jobs=None or the threading backend"
+            )
+        return _run_under(None, type(self).fit, self, *args, **kwargs)  # detached: paid
+    if frame is None or _ACTIVE.get() is not None:  # the caller's own context
+        return type(self).fit(self, *args, **kwargs)
+    # a thread without the caller's context (joblib's threading backend): charge the
+    # caller's ledgers as if the fit ran there, its caps checked before any noise
+    return _run_under(frame, type(self).fit, self, *args, **kwargs)
+
+
+def _run_under(frame, function, *args, **kwargs):
+    token = _ACTIVE.set(frame)
+    try:
+        return function(*args, **kwargs)
+    finally:
+        _ACTIVE.reset(token)
+
+
+def departure_state(estimator, state):
+    """``__getstate__``: an unfitted clone made under a ledger leaves for a worker.
+
+    Charge its cost to the caller's ledgers now and send the reservation along in
+    ``state``; the copy's ``fit`` checks it. A fitted estimator travels clean.
+    """
+    state = dict(state)  # object.__getstate__ hands out the instance's own __dict__
+    state.pop("fit", None)
+    if "privacy_spent_" in state:
+        state.pop(_PREPAID, None)
+        return state
     frame, held = _release(estimator)
     if frame is not None and _PREPAID not in state:
         # a search candidate is priced with the parameters the worker will set
@@ -222,32 +264,7 @@ def reserve_departure(estimator, state):
     return state
 
 
-def prepaid_fit(fit):
-    """Wrap ``fit``: charge the caller's ledgers once, wherever the fit runs."""
-
-    @functools.wraps(fit)
-    def wrapper(self, *args, **kwargs):
-        prepaid = self.__dict__.pop(_PREPAID, None)
-        frame = _release(self)[0]
-        if prepaid is not None:  # paid in the caller before it was sent here
-            budget = self._privacy_budget()
-            if _increase(budget, prepaid) != _ZERO:
-                raise BudgetExceededError(
-                    f"{type(self).__name__} was sent to a worker with {prepaid} reserved "
-                    f"in the caller's budget, but its parameters now declare {budget}; "
-                    "set the estimator's own epsilon to the largest a search will try, "
-                    "or run it with n_jobs=None or the threading backend"
-                )
-            frame = None  # detached: measured by its own ledger only
-        elif frame is None or _ACTIVE.get() is not None:
-            return fit(self, *args, **kwargs)
-        # a thread without the caller's context (joblib's threading backend): charge
-        # the caller's ledgers as if the fit ran there
-        token = _ACTIVE.set(frame)
-        try:
-            return fit(self, *args, **kwargs)
-        finally:
-            _ACTIVE.reset(token)
-
-    wrapper._skdp_prepaid_aware = True
-    return wrapper
+def arrival(estimator):
+    """``__setstate__``: a prepaid copy gets the ``fit`` that checks its reservation."""
+    if _PREPAID in estimator.__dict__:
+        estimator.fit = types.MethodType(fit, estimator)
