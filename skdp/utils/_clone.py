@@ -26,6 +26,8 @@ How the caller's ledgers see a clone made under them:
   cap, counting the clones already held, raises ``BudgetExceededError`` before it is
   dispatched (the check adds the cost at every level, as sequential composition does,
   so inside ``parallel_composition`` it may refuse early);
+* such a clone gets an instance-level ``fit`` (:func:`fit` here, consumed by the call;
+  a second fit of the same object is an ordinary fit); every other fit is untouched;
 * a fit in the caller's context (``n_jobs=None``) is charged as it runs, as always;
 * a fit in a joblib thread (no context there) is charged to the caller's ledgers as it
   runs, so its cap is enforced before the noise is drawn;
