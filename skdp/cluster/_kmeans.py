@@ -1,5 +1,6 @@
 """DPKMeans: k-means with a privacy guarantee (Su et al.'s DPLloyd, EUGkM and hybrid)."""
 
+import warnings
 from numbers import Integral
 
 import numpy as np
@@ -11,17 +12,18 @@ from sklearn.base import (
     _fit_context,
 )
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from skdp.accounting import PrivacyLedger
 from skdp.base import DifferentialPrivacyMixin
 from skdp.cluster._eugkm import grid_centres
 from skdp.cluster._grid import uniform_grid_shape
 from skdp.cluster._kmeans_blocks import Nearest, clip_and_centre, inertia, lloyd_iterations
-from skdp.cluster._lloyd import initial_centres, su_iterations
+from skdp.cluster._lloyd import check_kmeans_resources, initial_centres, su_iterations
 from skdp.cluster._preamble import declared_bounds, fit_preamble
 from skdp.cluster._tree import GRID_FLOOR_CELLS, tree_centres
 from skdp.mechanisms import check_random_state
+from skdp.utils._numeric_input import validate_numeric_data
 from skdp.utils._stats import (
     as_dask_array,
     count_rows,
@@ -61,7 +63,8 @@ class DPKMeans(
     Parameters
     ----------
     n_clusters : int, default=8
-        Number of clusters (public).
+        Number of clusters (public), at most 4096 (``skdp.cluster._lloyd.MAX_CLUSTERS``);
+        more than the noisy number of records warns (most centres would be noise).
     epsilon : float, default=1.0
         Privacy budget (> 0).
     bounds : None, tuple, dict or (lower, upper) arrays, default=None
@@ -82,7 +85,7 @@ class DPKMeans(
         ``T = max(2, min(floor(epsilon / epsilon_m), 7))`` with ``N`` the noisy
         number of records' lower bound ``n_low = max(1, n~ - 3 / epsilon_n)`` for
         ``"lloyd"``, and one iteration after the grid for ``"hybrid"``. Unused by
-        ``"grid"``.
+        ``"grid"``. At most ``skdp.utils._resources.MAX_DP_ITERATIONS = 1000``.
     init : "sphere_packing" or array-like of shape (n_clusters, n_features), \
             default="sphere_packing"
         Initial centres: Su et al.'s data-independent sphere packing in the public
@@ -289,7 +292,8 @@ class DPKMeans(
         if dask_input:
             X = as_dask_array(self, X, reset=True)
         else:
-            X = validate_data(self, X, dtype=np.float64)
+            X = validate_numeric_data(self, X, dtype=np.float64)
+        check_kmeans_resources(self.n_clusters, self.max_iter)
         rng = check_random_state(self.random_state)
         d = X.shape[1]
         if dask_input:
@@ -298,6 +302,9 @@ class DPKMeans(
         with PrivacyLedger() as ledger:
             pre = fit_preamble(self, X, need_count=need_count, parts=self._parts(), rng=rng)
             split, n_low = pre.split, pre.n_low
+            if n_low is not None and self.n_clusters > n_low:
+                msg = f"n_clusters={self.n_clusters} is more than the noisy number of records"
+                warnings.warn(f"{msg} ({n_low:.0f}): most centres will be noise.", stacklevel=4)
             lower, upper = pre.bounds
             half = (upper - lower) / 2
             centred, n_clipped = clip_and_centre(X, lower, upper)
@@ -335,7 +342,7 @@ class DPKMeans(
         check_is_fitted(self)
         if is_dask_collection(X):
             return as_dask_array(self, X, reset=False)
-        return validate_data(self, X, reset=False, dtype=np.float64)
+        return validate_numeric_data(self, X, reset=False, dtype=np.float64)
 
     def predict(self, X):
         """The index of the nearest released centre (post-processing).

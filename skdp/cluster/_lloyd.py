@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from skdp.mechanisms import geometric, laplace
+from skdp.utils._resources import ResourceLimitError, check_iterations
 from skdp.utils.validation import split_budget
 
 __all__ = [
@@ -36,6 +37,9 @@ RHO = 0.225
 MIN_ITERATIONS, MAX_ITERATIONS = 2, 7
 # sphere packing: draws of one centre before the radius is halved and packing restarts
 MAX_FAILED_DRAWS = 100
+# the most clusters DPKMeans takes: the sphere packing of the initial centres grows as
+# n_clusters**2 (4096 clusters: about 2 s; 20000: minutes)
+MAX_CLUSTERS = 4096
 
 
 def count_share(n_features):
@@ -77,6 +81,27 @@ def su_iterations(epsilon, n_samples, n_clusters, n_features):
     return int(max(MIN_ITERATIONS, min(math.floor(epsilon / per_iteration), MAX_ITERATIONS)))
 
 
+def check_kmeans_resources(n_clusters, max_iter):
+    """Refuse, before any noise, a ``DPKMeans`` that would run for minutes.
+
+    ``n_clusters`` above :data:`MAX_CLUSTERS` (the sphere packing grows as its square)
+    and ``max_iter`` above ``skdp.utils._resources.MAX_DP_ITERATIONS``.
+
+    Examples
+    --------
+    >>> from skdp.cluster._lloyd import check_kmeans_resources
+    >>> check_kmeans_resources(8, None)
+    """
+    if n_clusters > MAX_CLUSTERS:
+        raise ResourceLimitError(
+            f"n_clusters={n_clusters} is more than DPKMeans takes (MAX_CLUSTERS="
+            f"{MAX_CLUSTERS}): the initial sphere packing alone grows as n_clusters**2 "
+            "and would run for minutes. Pass fewer clusters."
+        )
+    advice = "max_iter=None applies Su et al.'s rule (2 to 7 iterations)."
+    check_iterations(max_iter, parameter="max_iter", advice=advice)
+
+
 def sphere_packing(n_clusters, n_features, rng):
     """Data-independent initial centres in ``[-1, 1]^d`` (Su et al.'s sphere packing).
 
@@ -98,17 +123,21 @@ def sphere_packing(n_clusters, n_features, rng):
     ((3, 2), True)
     """
     radius = 0.5
+    centres = np.empty((n_clusters, n_features))
     while True:
-        centres, failures = [], 0
-        while len(centres) < n_clusters and failures < MAX_FAILED_DRAWS:
+        placed, failures = 0, 0
+        while placed < n_clusters and failures < MAX_FAILED_DRAWS:
             candidate = rng.uniform(radius - 1, 1 - radius, size=n_features)
-            if all(np.linalg.norm(candidate - c) >= 2 * radius for c in centres):
-                centres.append(candidate)
-                failures = 0
+            # one vectorised test against the placed centres (a Python loop over them
+            # made n_clusters=2000 take over a minute)
+            gaps = np.sqrt(np.sum((centres[:placed] - candidate) ** 2, axis=1))
+            if np.all(gaps >= 2 * radius):
+                centres[placed] = candidate
+                placed, failures = placed + 1, 0
             else:
                 failures += 1
-        if len(centres) == n_clusters:
-            return np.array(centres)
+        if placed == n_clusters:
+            return centres
         radius /= 2
 
 

@@ -6,7 +6,7 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from skdp.accounting import PrivacyLedger, parallel_composition
 from skdp.base import DifferentialPrivacyMixin
@@ -23,6 +23,7 @@ from skdp.cluster._optics_grid import (
 from skdp.cluster._preamble import declared_bounds, fit_preamble
 from skdp.cluster._weighted_optics import weighted_optics
 from skdp.mechanisms import check_random_state, geometric
+from skdp.utils._numeric_input import validate_numeric_data
 from skdp.utils._stats import (
     as_dask_array,
     count_rows,
@@ -129,7 +130,8 @@ class DPOPTICS(DifferentialPrivacyMixin, ClusterMixin, BaseEstimator):
         Over the occupied cells, as scikit-learn's ``OPTICS``.
     cell_labels_ : ndarray of shape (n_occupied_cells,)
     cluster_hierarchy_ : ndarray of shape (n_clusters, 2)
-        ``xi`` only: start and end positions in ``ordering_``.
+        ``xi`` only: start and end positions in ``ordering_``. Empty, shape (0, 2),
+        when the extraction finds no cluster: every point is then noise (-1).
     density_floor_ : float or None
         ``eom`` only: the lowest level of the chosen scale's cluster tree, in records
         per window.
@@ -331,11 +333,13 @@ class DPOPTICS(DifferentialPrivacyMixin, ClusterMixin, BaseEstimator):
         if dask_input:
             X = persist(as_dask_array(self, X, reset=True))  # read twice below
         else:
-            X = validate_data(self, X, dtype=np.float64)
+            X = validate_numeric_data(self, X, dtype=np.float64)
         rng = check_random_state(self.random_state)
         d = X.shape[1]
         if dask_input:
             require_public(declared_bounds(self, d), "bounds", self)
+        if self.grid_size is not None:  # refuse a grid too large, before any noise
+            given_grid(self.grid_size, d)
         parts = {"histogram": 1.0 - self.count_share, "counts": self.count_share}
         with PrivacyLedger() as ledger:
             pre = fit_preamble(self, X, need_count=self._needs_n_samples(), parts=parts, rng=rng)
@@ -437,5 +441,5 @@ class DPOPTICS(DifferentialPrivacyMixin, ClusterMixin, BaseEstimator):
         if is_dask_collection(X):
             X = as_dask_array(self, X, reset=False)
         else:
-            X = validate_data(self, X, reset=False, dtype=np.float64)
+            X = validate_numeric_data(self, X, reset=False, dtype=np.float64)
         return map_rows(self._grid_map().labels, X, dtype=np.intp)

@@ -12,6 +12,7 @@ from sklearn.cluster import cluster_optics_dbscan, cluster_optics_xi
 
 from skdp.cluster._grid import cell_index
 from skdp.cluster._optics_scales import grid_eom_labels
+from skdp.utils._resources import check_allocation
 
 __all__ = [
     "GridMap",
@@ -61,6 +62,13 @@ def given_grid(grid_size, n_features):
         raise ValueError(
             f"grid_size must be a positive int or {n_features} positive ints, got {grid_size!r}"
         )
+    cells = math.prod(int(s) for s in sizes)  # a Python int: no overflow
+    check_allocation(
+        8 * cells,
+        parameter=f"grid_size={grid_size!r}",
+        what=f"a histogram of {cells:.3g} cells (8 bytes each)",
+        advice="pass a smaller grid_size, or grid_size=None (a rule of at most 16384 cells).",
+    )
     return tuple(int(s) for s in sizes)
 
 

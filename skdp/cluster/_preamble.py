@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from skdp.utils._bounds import estimate_public_inputs
 from skdp.utils._stats import count_rows
-from skdp.utils.validation import resolve_bounds, split_budget
+from skdp.utils.validation import check_epsilon, resolve_bounds, split_budget
 
 __all__ = ["COUNT_MARGIN", "Preamble", "capacity_count", "declared_bounds", "fit_preamble"]
 
@@ -114,7 +114,7 @@ def fit_preamble(estimator, X, *, need_count, parts, rng, stacklevel=4):
     estimate = resolved is None
     n = count_rows(X) if estimate or need_count else 0
     found = estimate_public_inputs(
-        estimator.epsilon,
+        check_epsilon(estimator.epsilon),  # a Python float (numpy scalars too)
         n_samples=n,
         columns=X if estimate else None,
         need_count=need_count,

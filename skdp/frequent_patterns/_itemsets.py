@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from skdp.accounting import PrivacyLedger
 from skdp.base import DifferentialPrivacyMixin
@@ -17,8 +17,9 @@ from skdp.frequent_patterns._privbasis import privbasis_top_k
 from skdp.frequent_patterns._tf import tf_top_k
 from skdp.frequent_patterns._transactions import Transactions
 from skdp.mechanisms import check_random_state, geometric
+from skdp.utils._numeric_input import validate_numeric_data
 from skdp.utils._stats import as_dask_array, is_dask_collection, map_rows, sum_blocks
-from skdp.utils.validation import EPSILON_CONSTRAINT, RANDOM_STATE_CONSTRAINT
+from skdp.utils.validation import EPSILON_CONSTRAINT, RANDOM_STATE_CONSTRAINT, check_epsilon
 
 __all__ = ["DPFrequentItemsets"]
 
@@ -225,7 +226,7 @@ of shape (n_transactions, n_columns)
         if is_dask_collection(X):
             X = as_dask_array(self, X, reset=True)
         else:
-            X = validate_data(self, X, accept_sparse="csr")
+            X = validate_numeric_data(self, X, accept_sparse="csr")
         rng = check_random_state(self.random_state)
         columns = self._item_columns(X.shape[1])
         self.method_ = self._resolve_method(len(columns))
@@ -282,7 +283,7 @@ of shape (n_transactions, n_columns)
         q = len(columns)
         length = q if self.max_transaction_length is None else self.max_transaction_length
         bins = sum_blocks(Transactions(columns, self.binarize, length).bins, X)
-        options = {"epsilon": self.epsilon, "rng": rng}
+        options = {"epsilon": check_epsilon(self.epsilon), "rng": rng}
         if self.method_ != "tdps-bins":
             options["max_length"] = min(length, q)
         if self.method_ in _TDPS[2:]:
@@ -294,7 +295,7 @@ of shape (n_transactions, n_columns)
             "tdps-omp": _tdps.omp_release,
         }[self.method_]
         supports = np.asarray(release(bins, **options), dtype=np.float64)
-        self.epsilon_split_ = {"supports": self.epsilon}
+        self.epsilon_split_ = {"supports": options["epsilon"]}
         candidates = np.arange(1, 2**q, dtype=np.uint64)
         if self.max_length is not None:
             candidates = candidates[popcount(candidates) <= self.max_length]
@@ -304,9 +305,10 @@ of shape (n_transactions, n_columns)
         return found, supports[chosen], supports[0]
 
     def _large_universe(self, X, columns, rng):
+        epsilon = check_epsilon(self.epsilon)  # a Python float (numpy scalars too)
         split = {
-            "n_transactions": N_TRANSACTIONS_SHARE * self.epsilon,
-            "itemsets": (1 - N_TRANSACTIONS_SHARE) * self.epsilon,
+            "n_transactions": N_TRANSACTIONS_SHARE * epsilon,
+            "itemsets": (1 - N_TRANSACTIONS_SHARE) * epsilon,
         }
         self.epsilon_split_ = split
         total = geometric(X.shape[0], epsilon=split["n_transactions"], random_state=rng)
@@ -343,7 +345,7 @@ of shape (n_transactions, n_columns)
         if is_dask_collection(X):
             X = as_dask_array(self, X, reset=False)
         else:
-            X = validate_data(self, X, accept_sparse="csr", reset=False)
+            X = validate_numeric_data(self, X, accept_sparse="csr", reset=False)
         transactions = Transactions(self._columns, self.binarize, itemsets=self._itemsets)
         return map_rows(transactions.contains, X, dtype=bool, columns=len(self._itemsets))
 

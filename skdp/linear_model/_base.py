@@ -10,8 +10,9 @@ import functools
 
 import numpy as np
 from scipy.special import expit, softmax
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
+from skdp.utils._numeric_input import validate_numeric_data
 from skdp.utils._stats import as_dask_array, is_dask_collection, map_rows
 
 
@@ -106,7 +107,7 @@ class LinearPredictionMixin:
         if is_dask_collection(X):
             X = as_dask_array(self, X, reset=False)
         else:
-            X = validate_data(self, X, reset=False)
+            X = validate_numeric_data(self, X, reset=False)
         classes = getattr(self, "classes_", None)
         scores = LinearScores(self.coef_, self.intercept_, classes, self._block_features())
         n_scores = None if self.coef_.ndim == 1 or self.coef_.shape[0] == 1 else len(classes)

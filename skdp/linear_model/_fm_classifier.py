@@ -10,12 +10,12 @@ import math
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
-from sklearn.utils.validation import validate_data
 
 from skdp.linear_model import _fm_solver, _moments
 from skdp.linear_model._base import LinearClassifierPredictMixin
 from skdp.linear_model._fm_base import COMMON_CONSTRAINTS, FunctionalMechanismBase
 from skdp.mechanisms import check_random_state
+from skdp.utils._numeric_input import validate_numeric_data
 from skdp.utils._stats import as_dask_xy, is_dask_collection, public_classes, require_public
 from skdp.utils.validation import resolve_classes
 
@@ -178,7 +178,7 @@ class FunctionalMechanismClassifier(
             classes = public_classes(self.classes, self)
             X, codes = as_dask_xy(self, X, y, classes=classes)
         else:
-            X, y = validate_data(self, X, y, dtype=np.float64)
+            X, y = validate_numeric_data(self, X, y, dtype=np.float64)
             classes, codes = resolve_classes(
                 self.classes, y, estimator_name=type(self).__name__, stacklevel=4
             )

@@ -9,12 +9,12 @@ argument, :mod:`skdp.linear_model._fm_classifier` the classifier.
 
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin, _fit_context
-from sklearn.utils.validation import validate_data
 
 from skdp.linear_model import _fm_solver, _moments
 from skdp.linear_model._base import LinearPredictionMixin
 from skdp.linear_model._fm_base import COMMON_CONSTRAINTS, FunctionalMechanismBase
 from skdp.mechanisms import check_random_state
+from skdp.utils._numeric_input import validate_numeric_data
 from skdp.utils._stats import (
     as_dask_xy,
     is_dask_collection,
@@ -218,7 +218,7 @@ class FunctionalMechanismRegressor(
             require_public(self.bounds_y, "bounds_y", self)
             X, y = as_dask_xy(self, X, y, numeric=True)
         else:
-            X, y = validate_data(self, X, y, y_numeric=True, dtype=np.float64)
+            X, y = validate_numeric_data(self, X, y, y_numeric=True, dtype=np.float64)
         rng = check_random_state(self.random_state)
         blocks = [(X, self.bounds, "bounds", "X"), (y[:, None], self.bounds_y, "bounds_y", "y")]
         model, scalings, resolved = self._fit_noisy_model(blocks, "regression", rng)

@@ -8,7 +8,6 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import validate_data
 
 from skdp.accounting import PrivacyLedger, record_spend
 from skdp.base import DifferentialPrivacyMixin
@@ -18,10 +17,13 @@ from skdp.linear_model._op_rules import perturbation_parameters
 from skdp.mechanisms import check_random_state, l2_laplace_noise
 from skdp.utils._erm import MAX_ITER, minimise
 from skdp.utils._erm_inputs import declared_row_bounds, norm_bounded_design
+from skdp.utils._numeric_input import validate_numeric_data
 from skdp.utils._stats import as_dask_xy, is_dask_collection, public_classes, require_public
 from skdp.utils.validation import (
     EPSILON_CONSTRAINT,
+    MAX_DATA_NORM,
     RANDOM_STATE_CONSTRAINT,
+    check_epsilon,
     resolve_classes,
     split_budget,
 )
@@ -268,7 +270,7 @@ class ObjectivePerturbationLogistic(
     _parameter_constraints = {
         "epsilon": EPSILON_CONSTRAINT,
         "C": [Interval(Real, 0, math.inf, closed="neither")],
-        "data_norm": [None, Interval(Real, 0, math.inf, closed="neither")],
+        "data_norm": [None, Interval(Real, 0, MAX_DATA_NORM, closed="right")],
         "bounds": [None, tuple, list, dict, np.ndarray],
         "fit_intercept": ["boolean"],
         "classes": ["array-like", None],
@@ -323,13 +325,13 @@ class ObjectivePerturbationLogistic(
             classes = public_classes(self.classes, self)
             X, codes = as_dask_xy(self, X, y, classes=classes)
         else:
-            X, y = validate_data(self, X, y, dtype=np.float64)
+            X, y = validate_numeric_data(self, X, y, dtype=np.float64)
             classes, codes = resolve_classes(
                 self.classes, y, estimator_name=type(self).__name__, stacklevel=4
             )
         with PrivacyLedger() as ledger:
             design, codes, inputs = norm_bounded_design(
-                X, codes, self.data_norm, epsilon=self.epsilon, rng=rng,
+                X, codes, self.data_norm, epsilon=check_epsilon(self.epsilon), rng=rng,
                 fit_intercept=self.fit_intercept, bounds=declared_row_bounds(self),
                 stacklevel=4,
             )  # fmt: skip

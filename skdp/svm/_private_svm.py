@@ -19,7 +19,12 @@ from skdp.svm._huber import Huber
 from skdp.svm._random_features import random_fourier_features
 from skdp.svm._svm_inputs import original_weights, svm_design, validated_xy
 from skdp.utils._erm import MAX_ITER, minimise, perturbation_parameters
-from skdp.utils.validation import EPSILON_CONSTRAINT, RANDOM_STATE_CONSTRAINT, split_budget
+from skdp.utils.validation import (
+    EPSILON_CONSTRAINT,
+    MAX_DATA_NORM,
+    RANDOM_STATE_CONSTRAINT,
+    split_budget,
+)
 
 __all__ = ["PrivateSVM"]
 
@@ -259,7 +264,7 @@ class PrivateSVM(
         "mechanism": [StrOptions({"output", "objective"})],
         "noise": [StrOptions({"l2", "laplace"})],
         "huber_width": [Interval(Real, 0, math.inf, closed="neither")],
-        "data_norm": [None, Interval(Real, 0, math.inf, closed="neither")],
+        "data_norm": [None, Interval(Real, 0, MAX_DATA_NORM, closed="right")],
         "bounds": [None, tuple, list, dict, np.ndarray],
         "fit_intercept": ["boolean"],
         "classes": ["array-like", None],

@@ -9,12 +9,13 @@ private_row_inputs` (recorded in the caller's ledger); no noise is drawn here.
 import math
 
 import numpy as np
-from sklearn.utils.validation import validate_data
 
 from skdp.svm._random_features import random_feature_design
 from skdp.utils._erm_inputs import RowInputs, declared_row_bounds, norm_bounded_design
+from skdp.utils._numeric_input import validate_numeric_data
+from skdp.utils._resources import check_allocation
 from skdp.utils._stats import as_dask_xy, is_dask_collection, public_classes, require_public
-from skdp.utils.validation import resolve_classes
+from skdp.utils.validation import check_epsilon, resolve_classes
 
 __all__ = ["original_weights", "svm_design", "validated_xy"]
 
@@ -38,7 +39,7 @@ def validated_xy(estimator, X, y):
         classes = public_classes(estimator.classes, estimator)
         X, codes = as_dask_xy(estimator, X, y, classes=classes)
         return X, codes, classes
-    X, y = validate_data(estimator, X, y, dtype=np.float64)
+    X, y = validate_numeric_data(estimator, X, y, dtype=np.float64)
     classes, codes = resolve_classes(
         estimator.classes, y, estimator_name=type(estimator).__name__, stacklevel=5
     )
@@ -56,10 +57,17 @@ def svm_design(estimator, X, rng, codes):
     """
     if estimator.kernel == "linear":
         return norm_bounded_design(
-            X, codes, estimator.data_norm, epsilon=estimator.epsilon, rng=rng,
+            X, codes, estimator.data_norm, epsilon=check_epsilon(estimator.epsilon), rng=rng,
             fit_intercept=estimator.fit_intercept, bounds=declared_row_bounds(estimator),
             stacklevel=5,
         )  # fmt: skip
+    n_rows = X.shape[0]  # private, but a guard reveals no more than the MemoryError it spares
+    check_allocation(
+        8 * (n_rows + X.shape[1]) * estimator.n_components,
+        parameter=f"n_components={estimator.n_components}",
+        what=f"random features for {n_rows} rows",
+        advice="pass fewer n_components (the default 500 suits most data).",
+    )
     estimator.random_frequencies_ = rng.normal(
         scale=math.sqrt(2 * estimator.gamma),
         size=(-(-estimator.n_components // 2), X.shape[1]),
@@ -67,7 +75,8 @@ def svm_design(estimator, X, rng, codes):
     design, codes = random_feature_design(
         X, codes, estimator.random_frequencies_, fit_intercept=estimator.fit_intercept
     )
-    return design, codes, RowInputs(X, 1.0, epsilon_split={}, remaining=estimator.epsilon)
+    remaining = check_epsilon(estimator.epsilon)  # a Python float (numpy scalars too)
+    return design, codes, RowInputs(X, 1.0, epsilon_split={}, remaining=remaining)
 
 
 def original_weights(W, design, inputs, fit_intercept):

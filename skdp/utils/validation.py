@@ -341,9 +341,35 @@ def split_budget(epsilon, shares):
     return dict(zip(names, parts, strict=True)) if names is not None else parts
 
 
+# The epsilon an estimator accepts. Below MIN_EPSILON the noise scales (sensitivity over
+# a share of epsilon) pass the 2**56 steps the exact samplers draw, so fits failed deep in
+# skdp.mechanisms or released inf (PrivateSVM at 1e-300); the released model would be
+# pure noise anyway. Above MAX_EPSILON there is no privacy left to speak of and the
+# exact samplers overflow (DPDecisionTree at 1e50, the grid methods at 1e300). The
+# mechanisms themselves take any finite epsilon > 0 (check_epsilon), as budget shares
+# can be smaller than MIN_EPSILON.
+MIN_EPSILON = 1e-12
+MAX_EPSILON = 1e15
+
+
+class _EpsilonInterval(Interval):
+    """The epsilon range (no bools), saying in the error why it ends where it does."""
+
+    def is_satisfied_by(self, val):
+        return not isinstance(val, (bool, np.bool_)) and super().is_satisfied_by(val)
+
+    def __str__(self):
+        return (
+            f"a float in the range [{self.left:g}, {self.right:g}] (a smaller epsilon "
+            "asks for more noise than the samplers draw, a larger one protects nothing)"
+        )
+
+
 # sklearn parameter constraints shared by every estimator's _parameter_constraints
-EPSILON_CONSTRAINT = [Interval(Real, 0, math.inf, closed="neither")]
+EPSILON_CONSTRAINT = [_EpsilonInterval(Real, MIN_EPSILON, MAX_EPSILON, closed="both")]
 RANDOM_STATE_CONSTRAINT = ["random_state", np.random.Generator]
+# the largest public L2 norm of a row an estimator takes: its square stays a finite float
+MAX_DATA_NORM = 1e150
 
 
 def resolve_classes(classes, y, *, estimator_name, stacklevel=3):
