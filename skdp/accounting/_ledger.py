@@ -105,8 +105,11 @@ class PrivacyLedger:
 
     Ledgers nest: an estimator's own ledger inside ``fit`` and a user's ledger around
     a whole experiment both see the same calls. Ledgers live in the current context
-    (``contextvars``): work sent to other processes (``n_jobs=2``) is not seen by
-    them; use :func:`privacy_spent` on the fitted objects instead.
+    (``contextvars``). A private estimator cloned inside the block (as searches and
+    ``cross_validate`` do) is charged to it wherever its fit runs: in a joblib thread,
+    or when it is pickled for a worker process (``skdp.utils._clone``); other work
+    sent to another thread or process is not seen: use :func:`privacy_spent` on the
+    fitted objects for it.
 
     Attributes
     ----------
