@@ -300,3 +300,20 @@ def test_huge_parameter(request, cls, params):
         request.applymarker(pytest.mark.xfail(reason=TREE_HUGE_LEVELS, strict=True))
     X = X_BIN if cls is DPFrequentItemsets else X_NUM
     fit_outcome(_make(cls, **params), X, list(params))
+
+
+def _numpy_scalar(value):
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isinf(value):
+        return value
+    return np.int64(value) if isinstance(value, int) else np.float32(value)
+
+
+@pytest.mark.parametrize("cls", list(FAST), ids=lambda c: c.__name__)
+def test_numpy_scalar_numeric_parameters(cls):
+    # every int parameter as np.int64, every float one (epsilon too) as np.float32
+    params = {**_make(cls).get_params(), "random_state": 0}
+    scalars = {k: _numpy_scalar(v) for k, v in params.items() if k != "random_state"}
+    if "bounds" in scalars and isinstance(scalars["bounds"], tuple):
+        scalars["bounds"] = tuple(np.float32(b) for b in scalars["bounds"])
+    X = X_BIN if cls is DPFrequentItemsets else X_NUM
+    assert fit_outcome(cls(**{**params, **scalars}), X, []) == "fitted"

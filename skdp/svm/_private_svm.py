@@ -52,7 +52,7 @@ class PrivateSVM(
     Parameters
     ----------
     epsilon : float, default=1.0
-        Privacy budget (> 0).
+        Privacy budget, in ``[1e-12, 1e15]`` (as every skdp estimator).
     C : float, default=1.0
         Weight of the summed loss against ``||w||^2 / 2`` (> 0, finite), on the scaled
         features (Notes). The output noise is proportional to ``C`` and the weights
@@ -68,6 +68,8 @@ class PrivateSVM(
     n_components : int, default=500
         Number of random features for ``kernel="rbf"``: cosine and sine of
         ``ceil(n_components / 2)`` random frequencies (an odd number gets one more).
+        A feature matrix above 2 GiB (``skdp.utils._resources.MAX_ALLOCATION_BYTES``)
+        is refused before it is allocated.
     mechanism : {"objective", "output"}, default="objective"
         Minimise a Huber loss plus a random linear term, or perturb the exact
         hinge-loss minimiser (Notes). Output perturbation's noise grows with ``C``
