@@ -260,26 +260,18 @@ def test_extreme_valid_epsilon_gives_a_finite_model(cls, epsilon):
 
 
 SCALARS = [np.float32(0.75), np.float64(0.75), np.int64(2), np.float16(0.5)]
-# float32 arithmetic inside skdp.tree (not part of this change) rounds the spend
-TREE_FLOAT32 = "DPDecisionTree computes its shares in the float32 of epsilon (skdp/tree)"
 
 
 @pytest.mark.parametrize("epsilon", SCALARS, ids=lambda e: type(e).__name__)
 @pytest.mark.parametrize("cls", list(FAST), ids=lambda c: c.__name__)
-def test_numpy_scalar_epsilon_is_spent_exactly(request, cls, epsilon):
-    if cls is DPDecisionTree and isinstance(epsilon, (np.float32, np.float16)):
-        request.applymarker(pytest.mark.xfail(reason=TREE_FLOAT32, strict=True))
+def test_numpy_scalar_epsilon_is_spent_exactly(cls, epsilon):
     X = X_BIN if cls is DPFrequentItemsets else X_NUM
     model = _make(cls, epsilon=epsilon)
     assert fit_outcome(model, X, []) == "fitted"  # the spend is float(epsilon) up to 1e-12
 
 
-# skdp/tree (not part of this change): "noise scale 2.76e+279 is too large to sample
-# exactly", naming neither n_levels nor what to do
-TREE_HUGE_LEVELS = "DPDecisionTree(n_levels=10**9) fails in the mechanisms, unnamed"
 HUGE = {
-    # n_split_points=10**9 runs for minutes inside skdp/tree: not in this matrix (the report)
-    DPDecisionTree: [{"n_levels": 10**9}],
+    DPDecisionTree: [{"n_levels": 10**9}, {"n_split_points": 10**9}],
     FunctionalMechanismRegressor: [{"bounds": (-1e300, 1e300)}],
     FunctionalMechanismClassifier: [{"bounds": (-1e300, 1e300)}],
     ObjectivePerturbationLogistic: [{"data_norm": 1e300}, {"C": 1e300}],
@@ -295,9 +287,7 @@ HUGE = {
     [(cls, p) for cls, options in HUGE.items() for p in options],
     ids=lambda v: v.__name__ if isinstance(v, type) else "-".join(map(str, v)),
 )
-def test_huge_parameter(request, cls, params):
-    if cls is DPDecisionTree:
-        request.applymarker(pytest.mark.xfail(reason=TREE_HUGE_LEVELS, strict=True))
+def test_huge_parameter(cls, params):
     X = X_BIN if cls is DPFrequentItemsets else X_NUM
     fit_outcome(_make(cls, **params), X, list(params))
 

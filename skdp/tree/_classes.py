@@ -62,8 +62,9 @@ class DPDecisionTree(DifferentialPrivacyMixin, ClassifierMixin, TransformerMixin
         (5% of epsilon): ``clip(floor(log2(n_low * eps_counts / (4 K))), 1, 12)`` with
         ``n_low = max(1, n~ - ln(20) / eps_n)`` (a 95% lower bound of the count),
         ``eps_counts`` the epsilon of the cell counts and ``K`` the number of classes
-        (:func:`skdp.tree._budget.auto_levels`), raised to ``K - 1``. An int is the
-        cap itself. Either way the small-budget rule below (Notes) may make fewer.
+        (:func:`skdp.tree._budget.auto_levels`), raised to ``K - 1``. An int (at most
+        64) is the cap itself. Either way the small-budget rule below (Notes) may make
+        fewer.
     utility : {"max", "infogain"}, default="max"
         The score of a specialization (see :mod:`skdp.tree._specialization`).
     noise : {"exponential", "gumbel", "laplace"}, default="exponential"
@@ -78,7 +79,7 @@ class DPDecisionTree(DifferentialPrivacyMixin, ClassifierMixin, TransformerMixin
         of 20 seeds; Adult at epsilon 1: 0.828 against 0.820).
     n_split_points : int, default=15
         Candidate split points per interval of a column with bounds (an even public
-        grid inside it).
+        grid inside it); at most 1024.
     bounds : None, tuple, dict or (lower, upper) arrays, default=None
         Public domains of the numeric columns (see
         :func:`skdp.utils.validation.resolve_bounds`; a dict may name only some
@@ -272,7 +273,7 @@ class DPDecisionTree(DifferentialPrivacyMixin, ClassifierMixin, TransformerMixin
             # the noisy record count of n_levels="auto" (nothing else is estimated)
             n_samples = encoded.shape[0] if dask_fit else len(frame)
             public = estimate_public_inputs(
-                self.epsilon, n_samples=n_samples, need_count=True, random_state=rng
+                float(self.epsilon), n_samples=n_samples, need_count=True, random_state=rng
             )
             spec = Specializer(columns.attributes, encoded, y_codes, len(classes), self.max_cells)
             the_plan = plan(
@@ -291,7 +292,7 @@ class DPDecisionTree(DifferentialPrivacyMixin, ClassifierMixin, TransformerMixin
         with PrivacyLedger() as selecting:
             self.n_levels_ = grow(self, spec, the_plan, rng)
         # the rest, as the ledger adds it up (so that it totals epsilon exactly)
-        counts_epsilon = self.epsilon - ledger.total.epsilon
+        counts_epsilon = float(self.epsilon) - ledger.total.epsilon
         noisy = geometric(spec.cell_counts(), epsilon=counts_epsilon, random_state=rng)
         attributes, names = self._columns.attributes, self._columns.names
         self.cuts_ = cut_records(attributes, names, spec.history)
@@ -307,7 +308,7 @@ class DPDecisionTree(DifferentialPrivacyMixin, ClassifierMixin, TransformerMixin
         """Public cuts node by node, then one permute-and-flip label per leaf."""
         attributes, names = self._columns.attributes, self._columns.names
         cuts = grow_random(attributes, the_plan.n_levels, len(classes), self.max_cells, rng)
-        labels_epsilon = self.epsilon - ledger.total.epsilon
+        labels_epsilon = float(self.epsilon) - ledger.total.epsilon
         self._random_cuts = label_leaves(cuts, spec, labels_epsilon, rng)
         self.n_levels_ = cuts.depth
         self.cuts_ = random_cut_records(attributes, names, cuts)
