@@ -39,7 +39,7 @@ def selected_regime(monkeypatch):
     monkeypatch.setattr(budget, "FREE_BELOW", 0.0)
 
 
-def audit_tree(algorithm, n_search=300, n_samples=1500, random_state=0):
+def audit_tree(algorithm, n_search=200, n_samples=1000, random_state=0):
     return audit(
         fit_and_release(algorithm), FIRST, SECOND, epsilon=EPSILON,
         n_search=n_search, n_samples=n_samples, random_state=random_state,

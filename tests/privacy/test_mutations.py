@@ -12,7 +12,7 @@ from skdp.mechanisms import geometric, l2_laplace, laplace, report_noisy_max
 from skdp.utils._audit import audit
 
 EPSILON = 1.0
-SETTINGS = {"n_search": 1000, "n_samples": 5000, "random_state": 0}
+SETTINGS = {"n_search": 600, "n_samples": 3000, "random_state": 0}
 
 
 def laplace_with_scale(fraction):
