@@ -6,9 +6,10 @@ node cuts its own box at a public middle: a column not yet cut on the node's pat
 drawn at random (any cuttable column once all are used), and its concept is split at the
 middle point of its candidates (numeric columns with declared bounds, category orders) or
 into its taxonomy children. This is the random decision tree of Fletcher and Islam
-(2019), as diffprivlib's random tree builds it, with two changes measured on Iris over
-200 seeds: node midpoints instead of uniform thresholds, and no column repeated on a
-path until every column is cut (0.878 against 0.739 at epsilon 0.5).
+(2019), as diffprivlib's random tree builds it, with two changes: node midpoints
+instead of uniform thresholds (a level is never spent on a cut near an interval's end),
+and no column repeated on a path until every column is cut. On Iris at epsilon 0.1 this
+regime scores about 0.61 over 200 seeds, against 0.62 for diffprivlib's tree.
 
 Each leaf then releases one class: permute-and-flip (McKenna and Sheldon, NeurIPS 2020)
 over its class counts. Neighbouring relation: add or remove one record. That changes one
@@ -27,7 +28,7 @@ import pandas as pd
 
 from skdp.accounting import parallel_composition
 from skdp.mechanisms import permute_and_flip
-from skdp.tree._specialization import _CategoricalMap, _NumericMap
+from skdp.tree._specialization import position_maps
 from skdp.utils._stats import sum_blocks
 
 
@@ -144,8 +145,7 @@ class LeafCounter:
     """Counts ``leaf x class`` over a block of encoded rows (picklable for dask)."""
 
     def __init__(self, attributes, cuts, n_classes):
-        self.maps = [_CategoricalMap(a) if a.kind == "categorical" else _NumericMap(a)
-                     for a in attributes]  # fmt: skip
+        self.maps = position_maps(attributes)
         self.cuts, self.n_classes = cuts, n_classes
 
     def counts(self, encoded, y):

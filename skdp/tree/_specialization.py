@@ -263,8 +263,7 @@ class LevelCounter:
         self.n_classes = n_classes
         self.sizes = [len(a.cut) for a in attributes]
         self.n_cells = math.prod(self.sizes)
-        self.maps = [_CategoricalMap(a) if a.kind == "categorical" else _NumericMap(a)
-                     for a in attributes]  # fmt: skip
+        self.maps = position_maps(attributes)
         self.tensors = [(a, self.maps[a].n_bins) for a in tensors]
         self.dense_limit = dense_limit
 
@@ -288,6 +287,11 @@ class LevelCounter:
         if size <= self.dense_limit:
             return np.bincount(flat, minlength=size)
         return SparseCounts(flat)
+
+
+def position_maps(attributes):
+    """Per attribute, the map of an encoded value to its position in the current cut."""
+    return [_CategoricalMap(a) if a.kind == "categorical" else _NumericMap(a) for a in attributes]
 
 
 class _CategoricalMap:
