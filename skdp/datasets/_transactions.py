@@ -13,6 +13,7 @@ import scipy.sparse as sp
 from sklearn.utils import Bunch
 
 from skdp.datasets._base import RemoteFile, fetch_file, get_data_home, load_descr
+from skdp.datasets._sample import check_sample, sample_descr, sample_file, use_sample
 
 __all__ = ["fetch_fimi", "fetch_msnbc"]
 
@@ -22,6 +23,8 @@ MSNBC_SEQ = RemoteFile(
     None,  # UCI's gzip bytes are not the ones the checksum below was taken from
     content_sha256="982d85eb7aff1744e64d8bfadb21f53fb921b79d53b6305d4df232da59f218fe",
 )
+# the shipped sample: the header and every 20th session, in the original format
+MSNBC_SAMPLE_ROWS = "49,491 sessions"
 
 _FIMI_URL = "http://fimi.uantwerpen.be/data/"
 # sha256 of the FIMI files whose copies were cross-checked; None: no published checksum
@@ -110,7 +113,7 @@ def _result(X, feature_names, as_frame, descr, **extra):
     )
 
 
-def fetch_msnbc(*, data_home=None, as_frame=False, download_if_missing=True):
+def fetch_msnbc(*, data_home=None, as_frame=False, download_if_missing=True, sample=False):
     """Load the MSNBC.com anonymous web data as sets of visited page categories.
 
     Reads ``msnbc/msnbc990928.seq.gz`` from the data home (verified by the sha256 of its
@@ -128,6 +131,12 @@ def fetch_msnbc(*, data_home=None, as_frame=False, download_if_missing=True):
         matrix.
     download_if_missing : bool, default=True
         Download a missing file. When False, a missing file raises FileNotFoundError.
+    sample : bool or "auto", default=False
+        True: read the sample shipped with skdp instead, every 20th session (49,491),
+        without the data home or the network. ``"auto"``: the full dataset when its
+        file is in the data home or can be downloaded, else the sample with a
+        ``UserWarning`` that says so. ``DESCR`` starts with a note when the data are
+        the sample.
 
     Returns
     -------
@@ -147,8 +156,13 @@ def fetch_msnbc(*, data_home=None, as_frame=False, download_if_missing=True):
     ValueError
         When the file does not have the expected layout.
     OSError
-        When the file is missing and cannot be downloaded, or fails its checksum; the
-        message says where to put it.
+        When the file is missing and cannot be downloaded (unless ``sample="auto"``),
+        or fails its checksum; the message says where to put it.
+
+    Warns
+    -----
+    UserWarning
+        With ``sample="auto"``, when the sample is used.
 
     Examples
     --------
@@ -160,8 +174,27 @@ def fetch_msnbc(*, data_home=None, as_frame=False, download_if_missing=True):
     ['frontpage', 'news', 'tech', 'local', 'opinion']
     >>> [[msnbc.feature_names[j] for j in session.indices] for session in msnbc.data[:3]]
     [['frontpage'], ['news'], ['news', 'tech', 'local']]
+
+    Without the data file or a network, the sample shipped with skdp:
+
+    >>> fetch_msnbc(sample=True).data.shape
+    (49491, 17)
     """
-    path = fetch_file(MSNBC_SEQ, get_data_home(data_home), download_if_missing)
+    sample = check_sample(sample)
+    if sample is not True:  # the sample alone never touches the data home
+        data_home = get_data_home(data_home)
+    on_sample = use_sample(
+        sample,
+        [MSNBC_SEQ],
+        data_home,
+        download_if_missing,
+        loader="fetch_msnbc",
+        n_rows=MSNBC_SAMPLE_ROWS,
+    )
+    if on_sample:
+        path = sample_file("msnbc", "msnbc990928.seq.gz")
+    else:
+        path = fetch_file(MSNBC_SEQ, data_home, download_if_missing)
     with gzip.open(path, "rb") as f:
         raw = f.read()
     marker = raw.find(b"% Sequences:")
@@ -179,7 +212,9 @@ def fetch_msnbc(*, data_home=None, as_frame=False, download_if_missing=True):
     if len(values) and (values.min() < 1 or values.max() > len(feature_names)):
         raise ValueError(f"{path}: category ids must be in 1..{len(feature_names)}.")
     X = _to_csr(rows, values - 1, n_rows, len(feature_names))
-    return _result(X, feature_names, as_frame, load_descr("msnbc"))
+    descr = load_descr("msnbc")
+    descr = sample_descr(descr, MSNBC_SAMPLE_ROWS) if on_sample else descr
+    return _result(X, feature_names, as_frame, descr)
 
 
 def fetch_fimi(name, *, data_home=None, as_frame=False, download_if_missing=True):
