@@ -2,6 +2,7 @@
 
 import os
 import shutil
+import sys
 import warnings
 from pathlib import Path
 
@@ -9,6 +10,7 @@ import skdp
 
 DOCS = Path(__file__).resolve().parent
 ROOT = DOCS.parent
+sys.path.insert(0, str(DOCS / "_ext"))
 
 project = "skdp"
 author = "skdp developers"
@@ -23,6 +25,7 @@ extensions = [
     "sphinx.ext.viewcode",
     "numpydoc",
     "myst_nb",
+    "nb_figures",  # docs/_ext: fails the build when an executed notebook shows no figure
     "sphinx_gallery.gen_gallery",
 ]
 
@@ -79,7 +82,12 @@ sphinx_gallery_conf = {
     "doc_module": ("skdp",),
     "backreferences_dir": "generated/backreferences",
 }
-os.environ.setdefault("MPLBACKEND", "Agg")
+# The notebook kernels inherit this environment. With the inline backend, plt.show()
+# puts each figure in the cell's outputs (with Agg, set here before or in the caller's
+# environment, it emitted nothing and the notebook pages had no figures). It is set, not
+# defaulted, so that a caller's MPLBACKEND=Agg cannot hide the figures; nb_figures fails
+# the build if they are missing. sphinx-gallery switches its own process to Agg itself.
+os.environ["MPLBACKEND"] = "module://matplotlib_inline.backend_inline"
 # matplotlib's font cache message is not a documentation problem
 warnings.filterwarnings("ignore", message="Matplotlib is building the font cache")
 

@@ -25,7 +25,9 @@ import skdp
 from skdp.datasets import fetch_adult, load_numeric_domains, load_taxonomies
 from skdp.tree import DPDecisionTree
 
-adult = fetch_adult(drop_missing=True)
+# the full data when available (data home or download), else the sample shipped
+# with skdp, with a warning that says so
+adult = fetch_adult(drop_missing=True, sample="auto")
 X = adult.data.drop(columns="fnlwgt")
 y = adult.target
 train = adult.split == "train"
