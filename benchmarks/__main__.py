@@ -23,6 +23,7 @@ BENCHMARKS = [
     "dask_scaling",
     "defaults",
     "small_data",
+    "compare",
 ]
 
 
