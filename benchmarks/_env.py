@@ -8,6 +8,7 @@ registry and reused while it holds the right versions.
 
 import json
 import os
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -85,8 +86,8 @@ def install_command(python, checkout):
 def _manual_steps(env_dir, checkout):
     python = env_python(env_dir)
     return (
-        f"  {Path(sys.executable).name} -m venv {env_dir}\n"
-        f"  {' '.join(install_command(python, checkout))}\n"
+        f"  {Path(sys.executable).name} -m venv {shlex.quote(str(env_dir))}\n"
+        f"  {shlex.join(install_command(python, checkout))}\n"
         f"then run python -m benchmarks compare --env-dir {env_dir} again"
     )
 
