@@ -1,5 +1,5 @@
 """Turn the run table into the three outputs: CSV, Markdown (mean +- std, worst seed and 10th
-percentile) and a PNG plot with the band down to the worst seed."""
+percentile) and a PNG plot (drawn by :mod:`benchmarks._plot`)."""
 
 from pathlib import Path
 
@@ -102,73 +102,19 @@ def ledger_check(runs, kinds=("skdp",)):
     return skdp[~(gap <= 1e-9 * skdp["epsilon"].abs().clip(lower=1.0))]
 
 
-def plot(summary, path, title):
-    """Utility vs epsilon, one panel per (task, metric): error bars, non-private lines."""
-    import matplotlib
+def write_outputs(runs, summary, out_dir, *, epsilons, title, notes=(), groups=None):
+    """Write ``runs.csv``, ``summary.md`` and ``utility_vs_epsilon.png``; return the text.
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    ``groups`` (``{label: (family, baseline)}``, see :func:`benchmarks._plot.estimator_groups`)
+    puts each estimator in its family's panel, in its baseline's colour.
+    """
+    from benchmarks import _plot  # it imports this module's metric conventions
 
-    panels = list(summary.groupby(["task", "metric"], sort=False)) if not summary.empty else []
-    n = max(len(panels), 1)
-    most = max((part.groupby(["kind", "estimator"]).ngroups for _, part in panels), default=1)
-    # the legend goes under the panels (it hid the curves inside them)
-    fig, axes = plt.subplots(1, n, figsize=(5.5 * n, 4.2 + 0.22 * most), squeeze=False)
-    for ax, ((task, metric), part) in zip(axes[0], panels, strict=False):
-        colours = iter(plt.get_cmap("tab20").colors[::2] + plt.get_cmap("tab20").colors[1::2])
-        for (kind, name), rows in part.groupby(["kind", "estimator"], sort=False):
-            colour = next(colours)
-            if kind == "non-private":
-                r = rows.iloc[0]
-                ax.axhline(r["mean"], color=colour, ls="--", lw=1.2, label=f"{name} (non-private)")
-                continue
-            rows = rows.sort_values("epsilon")
-            ax.errorbar(
-                rows["epsilon"],
-                rows["mean"],
-                yerr=rows["std"],
-                color=colour,
-                marker="o" if kind == "skdp" else "s",
-                ls="-" if kind == "skdp" else ":",
-                capsize=3,
-                label=name,
-            )
-            # the band down to the worst seed: what an unlucky user gets
-            ax.fill_between(rows["epsilon"], rows["worst"], rows["mean"], color=colour, alpha=0.12)
-            ax.plot(rows["epsilon"], rows["worst"], color=colour, lw=0.8, ls="--", alpha=0.7)
-        ax.set_xscale("log")
-        epsilons = sorted(part["epsilon"].dropna().unique())
-        if epsilons:
-            ax.set_xticks(epsilons, [f"{e:g}" for e in epsilons])
-            ax.minorticks_off()
-        else:
-            ax.text(
-                0.5,
-                0.5,
-                "no private estimator for this task yet",
-                ha="center",
-                va="center",
-                transform=ax.transAxes,
-                color="grey",
-            )
-        ax.set_xlabel("epsilon (log scale)")
-        ax.set_ylabel(metric)
-        ax.set_title(f"{task}: {metric} (band: mean to worst seed)")
-        ax.grid(True, alpha=0.3)
-        ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=1)
-    fig.suptitle(title)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120, bbox_inches="tight")
-    plt.close(fig)
-
-
-def write_outputs(runs, summary, out_dir, *, epsilons, title, notes=()):
-    """Write ``runs.csv``, ``summary.md`` and ``utility_vs_epsilon.png``; return the text."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     runs.to_csv(out / "runs.csv", index=False)
     text = f"# {title}\n\n" + "".join(f"- {note}\n" for note in notes) + "\n"
     text += markdown_tables(summary, epsilons)
     (out / "summary.md").write_text(text, encoding="utf-8")
-    plot(summary, out / "utility_vs_epsilon.png", title)
+    _plot.plot(summary, out / "utility_vs_epsilon.png", title, groups)
     return text

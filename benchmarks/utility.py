@@ -14,7 +14,7 @@ run, with its fit time and the privacy spend the ledger measured), ``summary.md`
 import argparse
 import sys
 
-from benchmarks import _data, _harness, _registry, _report
+from benchmarks import _data, _harness, _plot, _registry, _report
 
 DEFAULT_EPSILONS = "0.1,0.25,0.5,1,2,5"
 
@@ -89,8 +89,9 @@ def main(argv=(), families=_registry.FAMILIES, prog="python -m benchmarks"):
     out = args.out or f"benchmark_results/{args.dataset}"
     title = f"skdp utility vs epsilon on {args.dataset}"
     summary = _report.summarize(runs)
+    groups = _plot.estimator_groups(entries, tasks)
     text = _report.write_outputs(
-        runs, summary, out, epsilons=args.epsilons, title=title, notes=notes
+        runs, summary, out, epsilons=args.epsilons, title=title, notes=notes, groups=groups
     )
     print(text)
     failed = runs[runs["metric"] == "error"] if not runs.empty else runs
