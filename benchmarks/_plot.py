@@ -188,6 +188,21 @@ def _hues(panels):
     return hues
 
 
+def _caption(summary, metrics):
+    """The lines under the figure: how to read the lines and bands, then the metrics."""
+    if summary.empty:
+        return ["No successful runs: every fit failed (see runs.csv)."]
+    dotted = (summary["kind"] == "diffprivlib").any()
+    first = (
+        f"Solid lines: private estimators, mean over {int(summary['runs'].max())} seeds; "
+        f"{BAND} (what an unlucky user gets). Dashed: the non-private baseline, in a lighter "
+        "shade of its private estimators' colour."
+        + (" Dotted: diffprivlib's counterpart." if dotted else "")
+    )
+    notes = dict.fromkeys(metric_note(metric) for metric in metrics)
+    return [first, *(note for note in notes if note)]
+
+
 def figure(summary, title, groups=None):
     """The figure: one panel per (family, metric) of ``summary``, three panels a row.
 
@@ -202,14 +217,7 @@ def figure(summary, title, groups=None):
     ncols = min(n, 3)
     nrows = math.ceil(n / ncols)
     most = max((p.groupby(["kind", "estimator"]).ngroups for _, p in panels), default=1)
-    notes = list(dict.fromkeys(metric_note(m) for (_, m), _ in panels))
-    seeds = int(summary["runs"].max()) if "runs" in summary and len(summary) else 0
-    caption = [
-        f"Solid lines: private estimators, mean over {seeds} seeds; {BAND} (what an unlucky "
-        "user gets). Dashed: the non-private baseline, in a lighter shade of its private "
-        "estimators' colour.",
-        *(note for note in notes if note),
-    ]
+    caption = _caption(summary, [metric for (_, metric), _ in panels])
     width = PANEL_WIDTH * ncols + 0.6
     height = nrows * (PANEL_HEIGHT + 0.17 * math.ceil(most / 2) + 0.5) + 0.25 * len(caption) + 0.6
     fig, axes = plt.subplots(

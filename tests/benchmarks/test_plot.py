@@ -76,6 +76,10 @@ def _lines(ax):
     return {line.get_label(): to_rgb(line.get_color()) for line in ax.get_lines()}
 
 
+def _caption(figure):
+    return " ".join(figure.get_supxlabel().split())  # unwrapped
+
+
 def _hue(rgb):
     return matplotlib.colors.rgb_to_hsv(rgb)[0]
 
@@ -143,14 +147,16 @@ def test_band_runs_from_the_worst_seed_to_the_mean_without_error_bars(fig):
     worst = _summary().query("estimator == 'DPDecisionTree(maxgddp)'")["worst"]
     low = min(path.vertices[:, 1].min() for path in bands[0].get_paths())
     assert low == pytest.approx(worst.min())
-    assert "worst seed to the mean" in fig.get_supxlabel()
+    assert "worst seed to the mean" in _caption(fig)
+    dpl = {line.get_label(): line for line in _panels(fig)[1].get_lines()}["diffprivlib SVC(rbf)"]
+    assert dpl.get_linestyle() == ":" and "Dotted: diffprivlib" in _caption(fig)
 
 
 def test_lower_is_better_and_the_clustering_metrics_are_explained(fig):
     ylabels = [ax.get_ylabel() for ax in _panels(fig)]
     assert ylabels[-1] == "NICV  (lower is better)"
     assert ylabels[0] == "accuracy"
-    caption = fig.get_supxlabel()
+    caption = _caption(fig)
     assert "NICV: normalised intra-cluster variance" in caption
     assert "ARI vs KMeans: adjusted Rand index against the clusters of the non-private" in caption
 
@@ -182,5 +188,14 @@ def test_a_swept_label_joins_its_estimators_panel_and_an_unknown_one_its_tasks()
         tree = _panels(figure)[0]
         assert "DPDecisionTree(diffgen) n_levels=4" in _lines(tree)
         assert "clustering: NICV" in titles  # its task names the panel
+    finally:
+        plt.close(figure)
+
+
+def test_a_table_without_successful_runs_still_gives_a_figure():
+    figure = _plot.figure(pd.DataFrame(), "toy")
+    try:
+        assert not _panels(figure)
+        assert "No successful runs" in _caption(figure)
     finally:
         plt.close(figure)
