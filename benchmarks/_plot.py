@@ -204,7 +204,7 @@ def _caption(summary, metrics):
 
 
 def figure(summary, title, groups=None):
-    """The figure: one panel per (family, metric) of ``summary``, three panels a row.
+    """The figure: one panel per (family, metric) of ``summary``, up to three a row.
 
     ``groups`` maps an estimator label to ``(family, baseline)`` (see
     :func:`estimator_groups`); a label it does not know is its task's, in a hue of its own.
@@ -214,7 +214,7 @@ def figure(summary, title, groups=None):
     summary = _annotate(summary, groups) if not summary.empty else summary
     panels = list(summary.groupby(["family", "metric"], sort=False)) if not summary.empty else []
     n = max(len(panels), 1)
-    ncols = min(n, 3)
+    ncols = 2 if n == 4 else min(n, 3)  # four panels: a square, not 3 + 1
     nrows = math.ceil(n / ncols)
     most = max((p.groupby(["kind", "estimator"]).ngroups for _, p in panels), default=1)
     caption = _caption(summary, [metric for (_, metric), _ in panels])
