@@ -74,17 +74,23 @@ def parser(prog="python -m benchmarks compare"):
         "--tasks",
         type=_task_names,
         default=list(PRESETS),
-        help="comma-separated: the presets iris (every estimator, epsilons 0.1-5) and adult "
-        "(ObjectivePerturbationLogistic, DPDecisionTree(maxgddp), epsilons 0.1-2), or any "
-        "benchmark dataset (every estimator)",
+        help="comma-separated (default iris,adult: the README's tasks): the presets iris "
+        "(every estimator, epsilons 0.1-5) and adult (ObjectivePerturbationLogistic, "
+        "DPDecisionTree(maxgddp), epsilons 0.1-2), or any benchmark dataset (every estimator)",
     )
     p.add_argument("--epsilons", type=_epsilons, default=None, help="override every task's")
     p.add_argument("--estimators", default=None, help="override every task's ('all' or names)")
-    p.add_argument("--repeats", type=int, default=10)
+    p.add_argument("--repeats", type=int, default=10, help="seeds per cell (default 10)")
     p.add_argument("--seed", type=int, default=0, help="base seed of the repeats")
-    p.add_argument("--out", default="benchmark_results/compare", help="output folder")
     p.add_argument(
-        "--env-dir", type=Path, default=None, help="default: " + str(_env.default_env_dir())
+        "--out", default="benchmark_results/compare", help="output folder (default %(default)s)"
+    )
+    p.add_argument(
+        "--env-dir",
+        type=Path,
+        default=None,
+        help="the diffprivlib environment, built on first use, then reused "
+        f"(default {_env.default_env_dir()})",
     )
     p.add_argument("--data-home", default=None, help="default $SKDP_DATA_HOME or ~/skdp_data")
     p.add_argument("--n-jobs", type=int, default=-1, help="parallel fits (joblib)")
