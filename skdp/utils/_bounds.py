@@ -234,6 +234,7 @@ def estimate_public_inputs(
     columns=None,
     row_norms=None,
     need_count=False,
+    count_share=COUNT_SHARE,
     stacklevel=2,
     random_state=None,
 ):
@@ -260,6 +261,9 @@ def estimate_public_inputs(
         Row L2 norms to bound.
     need_count : bool, default=False
         Release the noisy count even if nothing else is estimated.
+    count_share : float, default=COUNT_SHARE
+        The share of ``epsilon`` the noisy count takes (a public constant of the
+        calling estimator).
     stacklevel : int, default=2
         Of the fallback warning.
     random_state : numpy.random.Generator, int or None
@@ -283,7 +287,7 @@ def estimate_public_inputs(
     if columns is None and row_norms is None and not need_count:
         out.remaining = epsilon
         return out
-    split["n_samples"] = COUNT_SHARE * epsilon
+    split["n_samples"] = count_share * epsilon
     out.n_samples = noisy_count(n_samples, epsilon=split["n_samples"], random_state=rng)
     if columns is not None:
         columns = np.asarray(columns, dtype=float)

@@ -11,7 +11,7 @@ from sklearn.datasets import load_breast_cancer, load_iris, load_wine
 from skdp.exceptions import ClippingWarning, PrivacyLeakWarning
 from skdp.tree import DPDecisionTree, _maxgddp
 from skdp.tree._attributes import SIGNED_GRID, NumericAttribute, OrderedCategoricalAttribute
-from skdp.tree._budget import AUTO_MAX, Plan, auto_levels, plan
+from skdp.tree._budget import AUTO_MAX, COUNT_SHARE_TREE, Plan, auto_levels, plan
 from skdp.tree._specialization import Specializer
 
 
@@ -29,7 +29,7 @@ def test_default_constructor_fits_a_dataframe_for_exactly_epsilon(load, algorith
         model = DPDecisionTree(algorithm, random_state=0).fit(X, y)
     assert model.privacy_spent_.epsilon == pytest.approx(1.0, rel=1e-12)
     assert sum(model.epsilon_split_.values()) == pytest.approx(1.0, rel=1e-12)
-    assert model.epsilon_split_["n_samples"] == pytest.approx(0.05)
+    assert model.epsilon_split_["n_samples"] == pytest.approx(COUNT_SHARE_TREE)
     assert 1 <= model.n_levels_ <= AUTO_MAX
     assert model.bounds_ == dict.fromkeys(X.columns, (-np.inf, np.inf))
     assert model.score(X, y) >= y.value_counts(normalize=True).max()
@@ -58,7 +58,8 @@ def test_auto_depth_grows_with_the_data_and_an_int_is_an_upper_bound():
     ]
     assert fitted[0] < fitted[1] < fitted[2]
     fixed = DPDecisionTree(n_levels=3, classes=[0, 1, 2], random_state=0).fit(X, y)
-    assert fixed.n_levels_ == 3 and fixed.epsilon_split_["n_samples"] == pytest.approx(0.05)
+    assert fixed.n_levels_ == 3
+    assert fixed.epsilon_split_["n_samples"] == pytest.approx(COUNT_SHARE_TREE)
     # a budget too small for any selection: public midpoint cuts node by node, three
     # levels, every column cut once on a path (so at its root middle), all of it on labels
     tiny = DPDecisionTree(
@@ -66,7 +67,7 @@ def test_auto_depth_grows_with_the_data_and_an_int_is_an_upper_bound():
     )
     tiny.fit(X, y)
     assert tiny.n_levels_ == 3 and tiny.epsilon_split_["selection"] == 0.0
-    assert tiny.epsilon_split_["labels"] == pytest.approx(0.095)
+    assert tiny.epsilon_split_["labels"] == pytest.approx(0.1 * (1 - COUNT_SHARE_TREE))
     assert len(tiny.cuts_) == 7 and all(c["split"] == 4.0 for c in tiny.cuts_)
 
 

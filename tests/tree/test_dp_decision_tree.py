@@ -9,6 +9,7 @@ from skdp import PrivacyLedger
 from skdp.exceptions import ClippingWarning, PrivacyLeakWarning
 from skdp.tree import DPDecisionTree, _maxgddp
 from skdp.tree._attributes import NumericAttribute
+from skdp.tree._budget import COUNT_SHARE_TREE
 from skdp.tree._specialization import Specializer
 
 X_IRIS, Y_IRIS = load_iris(return_X_y=True)
@@ -40,7 +41,7 @@ def test_ledger_measures_exactly_epsilon(algorithm, bounds, n_levels):
     assert sum(model.epsilon_split_.values()) == pytest.approx(5.0, rel=1e-12)
     # every fit releases the count of its depth plan; bounds never cost budget
     assert set(model.epsilon_split_) == {"n_samples", "selection", "counts"}
-    assert model.epsilon_split_["n_samples"] == pytest.approx(0.25)
+    assert model.epsilon_split_["n_samples"] == pytest.approx(5.0 * COUNT_SHARE_TREE)
 
 
 def test_a_fit_inside_an_outer_ledger_is_charged_there():
