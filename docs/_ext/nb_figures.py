@@ -16,7 +16,19 @@ import json
 import re
 from pathlib import Path
 
-__all__ = ["IMAGE_TYPES", "PLOT_CALL", "missing_figures", "setup"]
+try:
+    from sphinx.errors import SphinxError
+except ImportError:  # the unit tests of missing_figures need no sphinx
+    SphinxError = RuntimeError
+
+__all__ = ["IMAGE_TYPES", "PLOT_CALL", "MissingFigureError", "missing_figures", "setup"]
+
+
+class MissingFigureError(SphinxError):
+    """An executed notebook page plots but has no image: the page would show no figure."""
+
+    category = "Notebook page without its figure"
+
 
 # a call that draws or shows a figure (not a helper such as plt.get_cmap)
 PLOT_CALL = re.compile(
@@ -90,8 +102,6 @@ def _executed_notebook(app, docname):
 
 def check_doctree(app, doctree):
     """``doctree-read`` handler: raise when the page's executed notebook lacks a figure."""
-    from sphinx.errors import ExtensionError  # here, so that the tests need no sphinx
-
     docname = app.env.docname
     path = _executed_notebook(app, docname)
     if path is None:
@@ -99,7 +109,7 @@ def check_doctree(app, doctree):
     problems = missing_figures(json.loads(path.read_text(encoding="utf-8")))
     if problems:
         cells = "; ".join(f"cell {index} ({line})" for index, line in problems)
-        raise ExtensionError(
+        raise MissingFigureError(
             f"{docname}: executed notebook {path} plots but has no image output in {cells}. "
             "The page would show no figure: the kernel must use matplotlib's inline backend "
             "(docs/conf.py sets MPLBACKEND for the kernels; do not override it with Agg)."
