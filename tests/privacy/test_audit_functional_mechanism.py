@@ -76,7 +76,7 @@ def audit_estimator(
 
 @pytest.mark.parametrize("kind", ["regressor", "classifier"])
 def test_release_passes_the_audit(monkeypatch, kind):
-    result = audit_estimator(monkeypatch, kind)
+    result = audit_estimator(monkeypatch, kind, n_search=150, n_samples=1000)
     assert result.passed, str(result)
 
 

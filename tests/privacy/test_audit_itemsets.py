@@ -112,7 +112,7 @@ ESTIMATOR_RELEASES = {
 }
 
 
-def audit_release(name, n_search=500, n_samples=2500, random_state=0):
+def audit_release(name, n_search=250, n_samples=1250, random_state=0):
     mechanism, statistic = RELEASES[name]
     return audit(
         mechanism, FIRST, SECOND, epsilon=EPSILON, statistic=statistic,
@@ -153,7 +153,7 @@ def test_tdps_release_passes_audit(name):
 
 @pytest.mark.parametrize("name", ESTIMATOR_RELEASES)
 def test_estimator_passes_audit(name):
-    result = audit_estimator(name, n_search=300, n_samples=1500)
+    result = audit_estimator(name, n_search=150, n_samples=750)
     assert result.passed, str(result)
 
 

@@ -141,12 +141,25 @@ def test_the_grid_puts_the_extra_record_alone_above_zero():
 
 @pytest.mark.parametrize("name", RELEASES)
 def test_lloyd_passes_audit(name):
-    result = audit_lloyd(name, n_search=200, n_samples=1000)
+    result = audit_lloyd(name, n_search=100, n_samples=500)
     assert result.passed, str(result)
 
 
 def test_grid_passes_audit():
-    result = audit_grid(n_search=200, n_samples=1000)
+    result = audit_grid(n_search=100, n_samples=500)
+    assert result.passed, str(result)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", RELEASES)
+def test_lloyd_passes_a_large_audit(name):
+    result = audit_lloyd(name, n_search=1000, n_samples=5000, random_state=1)
+    assert result.passed, str(result)
+
+
+@pytest.mark.slow
+def test_grid_passes_a_large_audit():
+    result = audit_grid(n_search=1000, n_samples=5000, random_state=1)
     assert result.passed, str(result)
 
 

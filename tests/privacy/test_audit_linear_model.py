@@ -43,7 +43,7 @@ def fit_and_release(fit_intercept=False):
     return release
 
 
-def audit_model(n_search=500, n_samples=2500, random_state=0, statistic=abs, **options):
+def audit_model(n_search=250, n_samples=1250, random_state=0, statistic=abs, **options):
     return audit(
         fit_and_release(**options), FIRST, SECOND, epsilon=EPSILON, statistic=statistic,
         n_search=n_search, n_samples=n_samples, random_state=random_state,
@@ -137,15 +137,21 @@ def release_multinomial(data, rng):
     return model.coef_[2, 0]
 
 
-def audit_multinomial(n_search=300, n_samples=1500):
+def audit_multinomial(n_search=150, n_samples=750, random_state=0):
     return audit(
         release_multinomial, (X, Y3), (X[:-1], Y3[:-1]), epsilon=EPSILON,
-        n_search=n_search, n_samples=n_samples, random_state=0,
+        n_search=n_search, n_samples=n_samples, random_state=random_state,
     )  # fmt: skip
 
 
 def test_multinomial_passes_audit():
     result = audit_multinomial()
+    assert result.passed, str(result)
+
+
+@pytest.mark.slow
+def test_multinomial_passes_a_large_audit():
+    result = audit_multinomial(n_search=1500, n_samples=7500, random_state=1)
     assert result.passed, str(result)
 
 
