@@ -105,4 +105,4 @@ html_theme_options = {
 }
 html_show_sourcelink = False
 # single pages: no empty section navigation on the left
-html_sidebars = {"getting_started": [], "privacy": [], "index": []}
+html_sidebars = {"getting_started": [], "privacy": [], "index": [], "changelog": []}
