@@ -1,0 +1,9 @@
+"""Private scalers: drop-ins for scikit-learn's, with an ``epsilon``-DP ``fit``.
+
+Put one in front of a private model in a :class:`~sklearn.pipeline.Pipeline` and the
+Pipeline needs no hand-set ranges; :func:`skdp.privacy_spent` sums the two budgets.
+"""
+
+from skdp.preprocessing._minmax import MinMaxScaler
+
+__all__ = ["MinMaxScaler"]

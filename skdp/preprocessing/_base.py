@@ -1,0 +1,86 @@
+"""What the private scalers share: input checks, the private box, affine transforms."""
+
+import numpy as np
+from sklearn.base import OneToOneFeatureMixin, TransformerMixin
+from sklearn.utils.validation import FLOAT_DTYPES, check_is_fitted
+
+from skdp.base import DifferentialPrivacyMixin
+from skdp.utils._numeric_input import validate_numeric_data
+from skdp.utils.validation import resolve_bounds
+
+__all__ = ["AffineScalerMixin", "declared_bounds"]
+
+
+def declared_bounds(estimator, n_features):
+    """The estimator's public ``bounds`` as ``(lower, upper)`` arrays, or None to estimate."""
+    names = getattr(estimator, "feature_names_in_", None)
+    return resolve_bounds(estimator.bounds, n_features, feature_names=names)
+
+
+class AffineScalerMixin(DifferentialPrivacyMixin, OneToOneFeatureMixin, TransformerMixin):
+    """``transform(X) = X * scale_ + offset``: pure post-processing of fitted attributes.
+
+    Subclasses set ``self._offset`` and ``self._multiplier`` (arrays of shape
+    ``(n_features,)``) in ``fit`` and may define ``_clip_range()`` (the output range to
+    clip to, or None).
+    """
+
+    def _validate_fit_input(self, X):
+        # never written to: fit reads X only through aggregates computed on copies
+        return validate_numeric_data(self, X, dtype=np.float64)
+
+    def _validate_new(self, X, *, copy):
+        check_is_fitted(self)
+        return validate_numeric_data(self, X, reset=False, dtype=FLOAT_DTYPES, copy=copy)
+
+    def _clip_range(self):
+        return None
+
+    def transform(self, X, copy=None):
+        """Scale ``X`` with the released statistics (post-processing, no spend).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Finite values.
+        copy : bool, default=None
+            Copy ``X`` first (None: the ``copy`` parameter). With ``copy=False`` a
+            float array may be scaled in place, as in scikit-learn.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_features)
+        """
+        copy = self.copy if copy is None else copy
+        X = self._validate_new(X, copy=copy)
+        X *= self._multiplier
+        X += self._offset
+        clip = self._clip_range()
+        if clip is not None:
+            np.clip(X, clip[0], clip[1], out=X)
+        return X
+
+    def inverse_transform(self, X, copy=None):
+        """Undo :meth:`transform` (without its clipping).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Scaled values.
+        copy : bool, default=None
+            Copy ``X`` first (None: the ``copy`` parameter).
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_features)
+        """
+        copy = self.copy if copy is None else copy
+        X = self._validate_new(X, copy=copy)
+        X -= self._offset
+        X /= self._multiplier
+        return X
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = False
+        return tags

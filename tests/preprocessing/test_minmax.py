@@ -1,0 +1,101 @@
+"""skdp.preprocessing.MinMaxScaler: private quantiles, declared bounds at no cost."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.pipeline import make_pipeline
+
+from skdp import privacy_spent
+from skdp.accounting import PrivacyLedger
+from skdp.preprocessing import MinMaxScaler
+
+RNG = np.random.default_rng(0)
+X = RNG.uniform([0.0, 10.0], [1.0, 50.0], size=(4000, 2))
+
+
+def test_private_fit_spends_epsilon_and_finds_the_quantiles():
+    with PrivacyLedger() as ledger:
+        scaler = MinMaxScaler(epsilon=2.0, random_state=0).fit(X)
+    assert ledger.total.epsilon == pytest.approx(2.0)
+    assert scaler.privacy_spent_ == ledger.total
+    assert sum(scaler.epsilon_split_.values()) == pytest.approx(2.0)
+    assert set(scaler.epsilon_split_) == {"n_samples", "bounds", "quantiles"}
+    exact = np.quantile(X, [0.01, 0.99], axis=0)
+    tolerance = 0.02 * np.ptp(X, axis=0)
+    assert np.all(np.abs(scaler.data_min_ - exact[0]) < tolerance), scaler.data_min_
+    assert np.all(np.abs(scaler.data_max_ - exact[1]) < tolerance), scaler.data_max_
+    assert np.all(scaler.data_range_ > 0)
+    assert scaler.n_samples_seen_ >= 1 and isinstance(scaler.n_samples_seen_, int)
+
+
+def test_the_exact_count_is_never_released():
+    seen = {MinMaxScaler(random_state=seed).fit(X).n_samples_seen_ for seed in range(5)}
+    assert len(seen) > 1  # a noisy count: the seeds disagree
+
+
+def test_declared_bounds_are_the_answer_at_no_cost():
+    with PrivacyLedger() as ledger:
+        scaler = MinMaxScaler(epsilon=3.0, bounds=([0, 0], [2, 100])).fit(X)
+    assert not ledger.entries
+    assert scaler.privacy_spent_.epsilon == 0.0
+    np.testing.assert_array_equal(scaler.data_min_, [0, 0])
+    np.testing.assert_array_equal(scaler.data_max_, [2, 100])
+    assert set(scaler.epsilon_split_.values()) == {0.0}
+    assert scaler.n_samples_seen_ is None
+    # a Pipeline and a search count 0 for it, fitted or not
+    assert privacy_spent(make_pipeline(scaler)).epsilon == 0.0
+    assert MinMaxScaler(bounds=(0, 1))._privacy_budget().epsilon == 0.0
+    assert MinMaxScaler(epsilon=0.7)._privacy_budget().epsilon == 0.7
+
+
+def test_feature_range_clip_and_inverse_transform():
+    scaler = MinMaxScaler((-1, 1), bounds=([0.1, 20], [0.9, 40])).fit(X)
+    Xt = scaler.transform(X)
+    np.testing.assert_allclose(scaler.transform([[0.1, 20], [0.9, 40]]), [[-1, -1], [1, 1]])
+    assert Xt.min() < -1 and Xt.max() > 1  # records beyond the range fall outside it
+    np.testing.assert_allclose(scaler.inverse_transform(Xt), X)
+    clipped = MinMaxScaler((-1, 1), bounds=([0.1, 20], [0.9, 40]), clip=True).fit(X)
+    assert clipped.transform(X).min() == -1 and clipped.transform(X).max() == 1
+    np.testing.assert_allclose(scaler.scale_, 2 / np.array([0.8, 20]))
+    np.testing.assert_allclose(scaler.min_, -1 - np.array([0.1, 20]) * scaler.scale_)
+
+
+def test_fit_and_transform_never_write_into_x():
+    X_int = (X * 10).astype(np.int64)
+    before, before_int = X.copy(), X_int.copy()
+    scaler = MinMaxScaler(random_state=0)
+    scaler.fit_transform(X)
+    scaler.fit(X_int).transform(X_int)
+    np.testing.assert_array_equal(X, before)
+    np.testing.assert_array_equal(X_int, before_int)
+
+
+def test_pandas_output_keeps_the_column_names():
+    frame = pd.DataFrame(X, columns=["a", "b"])
+    scaler = MinMaxScaler(bounds={"a": (0, 1), "b": (10, 50)}).set_output(transform="pandas")
+    out = scaler.fit_transform(frame)
+    assert isinstance(out, pd.DataFrame) and list(out.columns) == ["a", "b"]
+    assert list(scaler.get_feature_names_out()) == ["a", "b"]
+
+
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        ({"feature_range": (1, 0)}, "feature range"),
+        ({"quantile_range": (0.9, 0.1)}, "quantile_range"),
+        ({"quantile_range": (0.0, 0.5)}, "quantile_range"),
+        ({"bounds": (1, 0)}, "lower must be < upper"),
+    ],
+)
+def test_bad_parameters_name_the_problem(params, message):
+    with pytest.raises(ValueError, match=message):
+        MinMaxScaler(**params).fit(X)
+
+
+def test_one_row_and_a_constant_column_fit():
+    with pytest.warns(UserWarning, match="too little"):
+        one = MinMaxScaler(random_state=0).fit(X[:1])
+    assert np.all(one.data_min_ < one.data_max_)
+    constant = np.column_stack([X[:, 0], np.full(len(X), 5.0)])
+    scaler = MinMaxScaler(random_state=0).fit(constant)
+    assert np.all(np.isfinite(scaler.transform(constant)))
