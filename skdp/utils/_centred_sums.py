@@ -1,0 +1,216 @@
+"""Private per-group counts, means and variances from midpoint-centred sums.
+
+The primitive behind :class:`skdp.naive_bayes.GaussianNB` (one group per class) and
+the private scalers (one group). Rows are clipped to the public box ``[l_j, u_j]``
+and scaled to ``t_ij = (x_ij - c_j) / h_j`` in ``[-1, 1]`` around the midpoint
+``c_j = (l_j + u_j) / 2`` with half-range ``h_j = (u_j - l_j) / 2``. Per group ``k``
+three noisy statistics are released:
+
+* the count ``n_k`` (discrete Laplace, :func:`~skdp.mechanisms.geometric`);
+* the centred sums ``T_kj = sum_i t_ij``, i.e. ``S_kj = sum_i (x_ij - c_j) = h_j T_kj``;
+* the centred squares ``R_kj = sum_i (t_ij^2 - 1/2)``, i.e.
+  ``Q_kj = sum_i (x_ij - c_j)^2 = h_j^2 (R_kj + n_k / 2)``.
+
+Everything after the noise is post-processing (module constants, B4/B6 of the spec)::
+
+    n~   = max(n + Z, 1)
+    mean = c + h * clip(T~ / n~, -1, 1)
+    var  = h^2 * clip(R~ / n~ + 1/2 - clip(T~ / n~, -1, 1)^2, var_floor, 1)
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from skdp.mechanisms import check_random_state, geometric, laplace
+from skdp.utils.validation import check_epsilon, warn_clipped
+
+__all__ = ["VAR_FLOOR", "CentredSums", "centred_sums"]
+
+# public relative variance floor: var >= VAR_FLOOR * h^2 (std >= 1% of the half-range)
+VAR_FLOOR = 1e-4
+
+
+@dataclass
+class CentredSums:
+    """What :func:`centred_sums` released, and its post-processing.
+
+    Attributes
+    ----------
+    count : ndarray of shape (n_groups,), int64
+        The noisy counts ``n_k + Z_k`` (may be 0 or negative).
+    n : ndarray of shape (n_groups,), float
+        ``max(count, 1)``: the denominators of ``mean`` and ``var``.
+    sums : ndarray of shape (n_groups, n_features)
+        Noisy ``S_kj = sum_i (x_ij - c_j)`` over the clipped rows of group ``k``.
+    squares : ndarray of shape (n_groups, n_features) or None
+        Noisy ``Q_kj = sum_i (x_ij - c_j)^2`` (``h_j^2 (R~_kj + n~_k / 2)``); None when
+        the squares were not released.
+    mean : ndarray of shape (n_groups, n_features)
+        ``c + clip(S~ / n~, -h, h)``: inside the public box.
+    var : ndarray of shape (n_groups, n_features) or None
+        ``clip(Q~ / n~ - (S~ / n~)^2, var_floor h^2, h^2)`` with the clipped mean;
+        None without squares.
+    centre, half : ndarray of shape (n_features,)
+        The public midpoints ``c`` and half-ranges ``h``.
+    """
+
+    count: np.ndarray
+    n: np.ndarray
+    sums: np.ndarray
+    squares: np.ndarray | None
+    mean: np.ndarray
+    var: np.ndarray | None
+    centre: np.ndarray
+    half: np.ndarray
+
+
+def _group_sums(values, groups, n_groups):
+    """``(n_groups, n_columns)`` exact sums of the rows of ``values`` per group."""
+    return np.stack(
+        [np.bincount(groups, weights=column, minlength=n_groups) for column in values.T],
+        axis=1,
+    ).reshape(n_groups, values.shape[1])
+
+
+def centred_sums(
+    X,
+    lower,
+    upper,
+    *,
+    groups=None,
+    n_groups=1,
+    epsilon_count,
+    epsilon_sums,
+    epsilon_squares=None,
+    var_floor=VAR_FLOOR,
+    stacklevel=2,
+    random_state=None,
+):
+    """Release noisy per-group counts, centred sums and centred squares of clipped rows.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        Finite values; those outside ``[lower, upper]`` are clipped (with a
+        :class:`~skdp.exceptions.ClippingWarning`).
+    lower, upper : float or array-like of shape (n_features,)
+        The public bounds, ``lower < upper`` (never computed from ``X``).
+    groups : array-like of shape (n_samples,) of int, default=None
+        The public-index group of every row, in ``[0, n_groups)`` (the class index of
+        a classifier); None puts every row in group 0.
+    n_groups : int, default=1
+        Number of groups; every group is noised, empty ones included.
+    epsilon_count, epsilon_sums : float
+        Budget of the counts and of the sums (> 0).
+    epsilon_squares : float or None, default=None
+        Budget of the squares; None releases no squares (``var`` is then None).
+    var_floor : float, default=VAR_FLOOR
+        Public relative variance floor ``kappa``: ``var >= kappa h^2`` (in ``(0, 1]``).
+    stacklevel : int, default=2
+        Of the clipping warning, counted from this function's caller.
+    random_state : None, int or numpy.random.Generator, default=None
+        See :func:`skdp.mechanisms.check_random_state`.
+
+    Returns
+    -------
+    CentredSums
+
+    Notes
+    -----
+    **Privacy**: ``epsilon_count + epsilon_sums + epsilon_squares``-DP under add/remove
+    of one row (its group is part of the row). The row lies in one group and moves
+    only that group's statistics (parallel composition over the groups), so each
+    statistic is released for all groups at once, as one vector whose L1 sensitivity
+    is the one of a single group (one mechanism call per statistic, noise on every
+    group, empty ones included). Within its group the row moves:
+
+    * the count by 1: sensitivity 1 (the counts are a histogram);
+    * the vector ``(T_kj)_j`` by ``sum_j |t_ij| <= d`` in L1, where ``|t_ij| <= 1``
+      after clipping: sensitivity ``d``, so one Laplace release at ``epsilon_sums``
+      puts noise of scale ``d / epsilon_sums`` on every ``T_kj``, i.e.
+      ``d h_j / epsilon_sums`` on ``S_kj``. This is the even split of
+      ``epsilon_sums`` over the features (per feature sensitivity ``h_j`` at
+      ``epsilon_sums / d``) in one call: every feature gets the same *relative*
+      noise, which minimises the sum of the squared relative errors
+      (``sum_j 1 / epsilon_j^2`` under ``sum_j epsilon_j`` fixed) and never lets a wide
+      feature drown a narrow one, as one release of the raw ``S`` at L1 sensitivity
+      ``sum_j h_j`` would (noise ``sum_j h_j / epsilon_sums`` on every feature: equal
+      only when all ``h_j`` are). One call also records exactly ``epsilon_sums``;
+    * the vector ``(R_kj)_j`` by ``sum_j |t_ij^2 - 1/2| <= d / 2`` in L1, since
+      ``t^2`` lies in ``[0, 1]``: sensitivity ``d / 2``, half that of the plain squares
+      ``sum_i t_ij^2`` (``d``, i.e. ``h_j^2`` per feature at ``epsilon / d``). The
+      ``n / 2`` added back in post-processing uses the noisy count.
+
+    The midpoint centring gives ``h_j = (u_j - l_j) / 2`` for the sums, where a raw
+    sum has ``max(|l_j|, |u_j|) >= h_j`` (diffprivlib's ``u_j - l_j`` is a
+    substitution sensitivity, and understated under add/remove when the range
+    excludes 0). Substitution of one row costs twice the budget. No exact count is
+    released: only ``count``, and what is computed from it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdp.utils._centred_sums import centred_sums
+    >>> X = np.random.default_rng(0).uniform(0, 10, size=(10000, 2))
+    >>> out = centred_sums(X, 0.0, 10.0, epsilon_count=0.2, epsilon_sums=0.4,
+    ...                    epsilon_squares=0.4, random_state=0)
+    >>> out.mean.round(1), out.var.round(0)
+    (array([[5., 5.]]), array([[8., 8.]]))
+    """
+    X = np.asarray(X, dtype=float)
+    if X.ndim != 2:
+        raise ValueError(f"X must be 2-D, got shape {X.shape}")
+    lower, upper = (
+        np.broadcast_to(np.asarray(b, dtype=float), X.shape[1:]) for b in (lower, upper)
+    )
+    if not np.all(lower < upper):
+        raise ValueError("the bounds must satisfy lower < upper for every feature")
+    if not 0 < var_floor <= 1:
+        raise ValueError(f"var_floor must be in (0, 1], got {var_floor!r}")
+    epsilons = [check_epsilon(epsilon_count), check_epsilon(epsilon_sums)]
+    if epsilon_squares is not None:
+        epsilons.append(check_epsilon(epsilon_squares))
+    rng = check_random_state(random_state)
+    if groups is None:
+        groups = np.zeros(X.shape[0], dtype=np.int64)
+    groups = np.asarray(groups)
+    if groups.shape != (X.shape[0],) or (
+        groups.size and (groups.min() < 0 or groups.max() >= n_groups)
+    ):
+        raise ValueError(f"groups must be {X.shape[0]} integers in [0, n_groups={n_groups})")
+    groups = groups.astype(np.int64)
+
+    clipped = np.clip(X, lower, upper)
+    warn_clipped(int(np.count_nonzero(clipped != X)), X.size, stacklevel=stacklevel + 1)
+    centre, half = (lower + upper) / 2, (upper - lower) / 2
+    t = np.clip((clipped - centre) / half, -1.0, 1.0)  # rounding stays in [-1, 1]
+    d = X.shape[1]
+    exact_count = np.bincount(groups, minlength=n_groups)
+    exact_sums = _group_sums(t, groups, n_groups)
+    exact_squares = _group_sums(t**2 - 0.5, groups, n_groups) if len(epsilons) == 3 else None
+
+    # one release per statistic over all groups: a row lies in one group, so the
+    # (n_groups,) counts have L1 sensitivity 1 and the (n_groups, d) sums d
+    count = geometric(exact_count, epsilon=epsilons[0], random_state=rng)
+    sums = laplace(exact_sums, sensitivity=d, epsilon=epsilons[1], random_state=rng)
+    squares = None
+    if exact_squares is not None:
+        squares = laplace(exact_squares, sensitivity=d / 2, epsilon=epsilons[2], random_state=rng)
+    n = np.maximum(count, 1).astype(float)
+    m = np.clip(sums / n[:, None], -1.0, 1.0)
+    var = None
+    if squares is not None:
+        second = squares / n[:, None] + 0.5
+        var = np.clip(second - m**2, var_floor, 1.0) * half**2
+        squares = (squares + n[:, None] / 2) * half**2
+    return CentredSums(
+        count=count,
+        n=n,
+        sums=sums * half,
+        squares=squares,
+        mean=centre + m * half,
+        var=var,
+        centre=centre,
+        half=half,
+    )
