@@ -15,7 +15,14 @@ Everything after the noise is post-processing (module constants, B4/B6 of the sp
 
     n~   = max(n + Z, 1)
     mean = c + h * clip(T~ / n~, -1, 1)
-    var  = h^2 * clip(R~ / n~ + 1/2 - clip(T~ / n~, -1, 1)^2, var_floor, 1)
+    var  = h^2 * clip(R~ / n~ + 1/2 - clip(T~ / n~, -1, 1)^2, floor, 1)
+    floor = max(var_floor, min(d / (2 epsilon_squares n~), 1))
+
+The floor's second term is the noise scale of ``R~ / n~``: a noisy variance below it
+cannot be told from 0, and clipping it to a tiny public floor makes a class density
+arbitrarily peaked (Gaussian naive Bayes on Iris at epsilon 1, box ``[0, 8]``, 20
+splits: 0.43 mean test accuracy with the floor ``var_floor`` alone, 0.64 with this
+one; 0.65 and 0.90 at epsilon 5). It reads only public values and the noisy count.
 """
 
 from dataclasses import dataclass
@@ -49,8 +56,9 @@ class CentredSums:
     mean : ndarray of shape (n_groups, n_features)
         ``c + clip(S~ / n~, -h, h)``: inside the public box.
     var : ndarray of shape (n_groups, n_features) or None
-        ``clip(Q~ / n~ - (S~ / n~)^2, var_floor h^2, h^2)`` with the clipped mean;
-        None without squares.
+        ``clip(Q~ / n~ - (S~ / n~)^2, floor h^2, h^2)`` with the clipped mean and
+        ``floor = max(var_floor, min(d / (2 epsilon_squares n~), 1))`` (module
+        docstring); None without squares.
     centre, half : ndarray of shape (n_features,)
         The public midpoints ``c`` and half-ranges ``h``.
     """
@@ -106,7 +114,8 @@ def centred_sums(
     epsilon_squares : float or None, default=None
         Budget of the squares; None releases no squares (``var`` is then None).
     var_floor : float, default=VAR_FLOOR
-        Public relative variance floor ``kappa``: ``var >= kappa h^2`` (in ``(0, 1]``).
+        Public relative variance floor ``kappa``: ``var >= kappa h^2`` (in ``(0, 1]``);
+        the noise scale of the squares raises the floor further (module docstring).
     stacklevel : int, default=2
         Of the clipping warning, counted from this function's caller.
     random_state : None, int or numpy.random.Generator, default=None
@@ -202,7 +211,9 @@ def centred_sums(
     var = None
     if squares is not None:
         second = squares / n[:, None] + 0.5
-        var = np.clip(second - m**2, var_floor, 1.0) * half**2
+        # a noisy variance below the noise scale of R~ / n~ is indistinguishable from 0
+        floor = np.maximum(var_floor, np.minimum(d / (2 * epsilons[2] * n), 1.0))
+        var = np.clip(second - m**2, floor[:, None], 1.0) * half**2
         squares = (squares + n[:, None] / 2) * half**2
     return CentredSums(
         count=count,

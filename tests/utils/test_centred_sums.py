@@ -86,6 +86,8 @@ def test_post_processing_stays_in_the_box_and_above_the_floor():
         assert np.all(out.n >= 1) and np.all(out.n == np.maximum(out.count, 1))
         assert np.all((out.mean >= LOWER) & (out.mean <= UPPER))
         assert np.all(out.var >= VAR_FLOOR * half**2 * (1 - 1e-12))
+        noise_floor = np.minimum(2 / (2 * 1e-3 * out.n), 1.0)  # d / (2 eps_Q n~), d = 2
+        assert np.all(out.var >= noise_floor[:, None] * half**2 * (1 - 1e-12))
         assert np.all(out.var <= half**2 * (1 + 1e-12))
 
 
@@ -121,3 +123,13 @@ def test_bad_arguments_are_refused(kwargs, match):
 def test_bad_bounds_are_refused():
     with pytest.raises(ValueError, match="lower < upper"):
         centred_sums(X, UPPER, LOWER, random_state=0, **EPSILONS)
+
+
+def test_a_variance_below_its_noise_is_raised_to_the_noise_scale():
+    """A constant column (exact variance 0): at epsilon_squares 0.5 with 100 rows the
+    floor is d / (2 * 0.5 * n~) ~ 0.01 of h^2, not the public VAR_FLOOR."""
+    data = np.zeros((100, 1))
+    for seed in range(10):
+        out = centred_sums(data, -1.0, 1.0, epsilon_count=1.0, epsilon_sums=1.0,
+                           epsilon_squares=0.5, random_state=seed)  # fmt: skip
+        assert out.var[0, 0] >= 1 / (2 * 0.5 * out.n[0]) * (1 - 1e-12)
