@@ -5,5 +5,6 @@ Pipeline needs no hand-set ranges; :func:`skdp.privacy_spent` sums the two budge
 """
 
 from skdp.preprocessing._minmax import MinMaxScaler
+from skdp.preprocessing._standard import StandardScaler
 
-__all__ = ["MinMaxScaler"]
+__all__ = ["MinMaxScaler", "StandardScaler"]
