@@ -59,8 +59,10 @@ class StandardScaler(AffineScalerMixin, BaseEstimator):
         The private mean, inside the box; None when ``with_mean`` and ``with_std``
         are both False.
     var_ : ndarray of shape (n_features,) or None
-        The private variance, in ``[1e-4 h^2, h^2]`` (``h`` the box's half-width);
-        None when ``with_std=False``.
+        The private variance, in ``[floor h^2, h^2]`` (``h`` the box's half-width,
+        ``floor = max(1e-4, d / (2 epsilon_squares n~))``, the noise scale of the
+        squares: a smaller variance cannot be told from 0); None when
+        ``with_std=False``.
     scale_ : ndarray of shape (n_features,) or None
         ``sqrt(var_)``; None when ``with_std=False``.
     n_samples_seen_ : int or None
@@ -105,7 +107,7 @@ class StandardScaler(AffineScalerMixin, BaseEstimator):
        hence the even split over the features.
 
     ``mean_ = c + clip(S / n, -h, h)`` and
-    ``var_ = clip(Q / n + h^2/2 - (mean_ - c)^2, 1e-4 h^2, h^2)`` are
+    ``var_ = clip(Q / n + h^2/2 - (mean_ - c)^2, floor h^2, h^2)`` are
     post-processing; so are :meth:`transform` and :meth:`inverse_transform`. With
     ``bounds=None`` the box's count and the statistics' count are two releases (the
     primitive releases its own); both are in ``epsilon_split_``.

@@ -8,6 +8,15 @@ fallback ``[-100, 100]`` on both sides (tier 3: ``n epsilon`` is far too small),
 record pulls above 87.5. The public grid is cut to 17 candidates (a public constant,
 monkeypatched) so that a fit takes a few milliseconds. A mutant that draws the
 quantiles for 10x the epsilon it records must be flagged.
+
+StandardScaler (declared box ``[-1, 1]``, so the release is the count, the centred
+sums and the centred squares of :mod:`skdp.utils._centred_sums`): three records at -1
+and the fourth at 1, removed in the neighbour. It moves the count by 1, the sum by 1
+(``h = 1``) and the centred square ``t^2 - 1/2`` by 1/2: each statistic by its whole
+sensitivity (``d = 1``). The audited statistics are ``mean_`` (noisy sum over noisy
+count) and ``var_``. A mutant whose count, sums and squares are noised for 10x the
+epsilon they record must be flagged. (The private box of ``bounds=None`` is the one
+the MinMaxScaler audit covers.)
 """
 
 import warnings
@@ -17,7 +26,8 @@ import pytest
 from threadpoolctl import threadpool_limits
 
 import skdp.preprocessing._minmax as minmax_module
-from skdp.preprocessing import MinMaxScaler
+import skdp.utils._centred_sums as sums_module
+from skdp.preprocessing import MinMaxScaler, StandardScaler
 from skdp.utils._audit import audit
 
 EPSILON = 1.0
@@ -77,4 +87,61 @@ def test_audit_flags_quantiles_drawn_for_ten_times_epsilon(monkeypatch):
 
     monkeypatch.setattr(minmax_module, "quantile", too_little_noise)
     result = audit_minmax(n_search=40, n_samples=200)
+    assert not result.passed, str(result)
+
+
+STANDARD_X = np.array([[-1.0], [-1.0], [-1.0], [1.0]])
+STANDARD_FIRST, STANDARD_SECOND = STANDARD_X, STANDARD_X[:-1]
+STATISTICS = {"mean": lambda model: model.mean_[0], "var": lambda model: model.var_[0]}
+
+
+def standard_release(statistic, epsilon=EPSILON):
+    def release(data, rng):
+        scaler = StandardScaler(epsilon=epsilon, bounds=(-1.0, 1.0), random_state=rng)
+        return STATISTICS[statistic](scaler.fit(data))
+
+    return release
+
+
+def audit_standard(statistic, n_search, n_samples, random_state=0):
+    return audit(
+        standard_release(statistic), STANDARD_FIRST, STANDARD_SECOND, epsilon=EPSILON,
+        n_search=n_search, n_samples=n_samples, random_state=random_state,
+    )  # fmt: skip
+
+
+def test_the_extra_record_moves_mean_and_variance():
+    """The premise, at negligible noise: mean -0.5 and variance 0.75, then -1 and the
+    floor (all three records at the same value)."""
+    first, second = (
+        StandardScaler(epsilon=1e9, bounds=(-1.0, 1.0), random_state=0).fit(data)
+        for data in (STANDARD_FIRST, STANDARD_SECOND)
+    )
+    assert first.mean_[0] == pytest.approx(-0.5) and second.mean_[0] == pytest.approx(-1.0)
+    assert first.var_[0] == pytest.approx(0.75) and second.var_[0] < 1e-3
+
+
+@pytest.mark.parametrize("statistic", STATISTICS)
+def test_standard_passes_audit(statistic):
+    result = audit_standard(statistic, n_search=40, n_samples=200)
+    assert result.passed, str(result)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("statistic", STATISTICS)
+def test_standard_passes_a_large_audit(statistic):
+    result = audit_standard(statistic, n_search=1000, n_samples=5000, random_state=1)
+    assert result.passed, str(result)
+
+
+@pytest.mark.parametrize("statistic", STATISTICS)
+def test_audit_flags_sums_noised_for_ten_times_epsilon(monkeypatch, statistic):
+    for name in ("geometric", "laplace"):
+        real = getattr(sums_module, name)
+
+        def too_little_noise(value, *, epsilon, _real=real, **kwargs):
+            return _real(value, epsilon=10 * epsilon, **kwargs)
+
+        monkeypatch.setattr(sums_module, name, too_little_noise)
+    result = audit_standard(statistic, n_search=40, n_samples=200)
     assert not result.passed, str(result)
