@@ -1,0 +1,5 @@
+"""Differentially private naive Bayes classifiers."""
+
+from skdp.naive_bayes._gaussian import GaussianNB
+
+__all__ = ["GaussianNB"]

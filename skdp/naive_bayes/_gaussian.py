@@ -1,0 +1,311 @@
+"""GaussianNB: Gaussian naive Bayes from private class counts, means and variances."""
+
+from numbers import Real
+
+import numpy as np
+from scipy.special import logsumexp
+from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
+from sklearn.utils._param_validation import Interval
+from sklearn.utils.validation import check_is_fitted
+
+from skdp.accounting import PrivacyLedger
+from skdp.base import DifferentialPrivacyMixin
+from skdp.mechanisms import check_random_state
+from skdp.utils._bounds import estimate_public_inputs
+from skdp.utils._centred_sums import VAR_FLOOR, centred_sums
+from skdp.utils._numeric_input import validate_numeric_data
+from skdp.utils.validation import (
+    EPSILON_CONSTRAINT,
+    RANDOM_STATE_CONSTRAINT,
+    check_epsilon,
+    resolve_bounds,
+    resolve_classes,
+    split_budget,
+)
+
+__all__ = ["GaussianNB"]
+
+# shares of what is left after the private bounds: class counts, sums, squares
+SPLIT = {"counts": 0.2, "sums": 0.4, "squares": 0.4}
+_LOG_TINY = np.log(np.finfo(np.float64).tiny)
+
+
+class GaussianNB(DifferentialPrivacyMixin, ClassifierMixin, BaseEstimator):
+    """Gaussian naive Bayes with ``epsilon``-differential privacy.
+
+    Per class it releases a noisy number of records and, per feature, noisy sums and
+    sums of squares of the rows clipped to a public box and centred on its midpoint
+    (:func:`skdp.utils._centred_sums.centred_sums`); the class means, variances and
+    priors are computed from them. Prediction is the usual Gaussian naive Bayes rule on
+    these released parameters, as in :class:`sklearn.naive_bayes.GaussianNB`. There is
+    no ``partial_fit``: every ``fit`` spends ``epsilon`` on its whole data.
+
+    Parameters
+    ----------
+    epsilon : float, default=1.0
+        Privacy budget (> 0).
+    bounds : None, tuple, dict or (lower, upper) arrays, default=None
+        Public box holding the data (see :func:`skdp.utils.validation.resolve_bounds`);
+        values outside are clipped with a :class:`~skdp.exceptions.ClippingWarning`.
+        None estimates it privately (:func:`skdp.utils._bounds.estimate_public_inputs`:
+        98% quantiles) with a share of epsilon between 10% and 60% that follows a noisy
+        number of records (5% of epsilon), or, when that is too small to learn
+        anything, the public fallback ``[-100, 100]`` with a warning. The resolved box
+        is ``bounds_``; ``bounds`` itself is never changed, so a refit estimates again.
+    classes : array-like or None, default=None
+        The public class labels. None takes the labels found in ``y``, which reveals
+        which labels occur: a :class:`~skdp.exceptions.PrivacyLeakWarning` says so.
+    priors : array-like of shape (n_classes,) or None, default=None
+        Public prior probabilities of the classes (non-negative, adding up to 1). None
+        uses the noisy class counts, normalised.
+    var_smoothing : float, default=1e-4
+        The public *relative* variance floor ``kappa`` in ``(0, 1]``: every released
+        variance is at least ``kappa h_j^2``, ``h_j`` the half-range of feature ``j``
+        (a standard deviation of at least ``sqrt(kappa) h_j``, 1% of the half-range by
+        default). Unlike scikit-learn's ``var_smoothing`` (a share of the largest
+        *data* variance added to all variances) it reads nothing from the data.
+    random_state : None, int or numpy.random.Generator, default=None
+        None draws from a fresh cryptographically secure generator; an int gives
+        reproducible fits for experiments (not for releases).
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        The class labels.
+    class_count_ : ndarray of shape (n_classes,)
+        Noisy number of training records per class, at least 1 (never the exact one).
+    class_prior_ : ndarray of shape (n_classes,)
+        ``priors``, or ``class_count_`` normalised.
+    theta_ : ndarray of shape (n_classes, n_features)
+        Released class means, inside ``bounds_``.
+    var_ : ndarray of shape (n_classes, n_features)
+        Released class variances, in ``[floor h^2, h^2]`` with ``floor =
+        max(var_smoothing, min(d / (2 epsilon_squares n~_k), 1))`` (Notes).
+    bounds_ : tuple of ndarray
+        The public or privately estimated ``(lower, upper)``.
+    bounds_tier_ : int or None
+        How ``bounds=None`` was resolved (:mod:`skdp.utils._bounds`): 1 (per-feature
+        quantiles), 2 (one box for all features), 3 (the public fallback); None for
+        declared bounds.
+    epsilon_split_ : dict
+        ``{"n_samples", "bounds", "counts", "sums", "squares"}``: the epsilon of each
+        part (0 for the first two when the bounds are declared); adds up to
+        ``epsilon``.
+    privacy_spent_ : PrivacyBudget
+        What the ledger measured during ``fit``: ``epsilon``.
+    n_features_in_ : int
+        Number of features seen during ``fit``.
+    feature_names_in_ : ndarray of str
+        Only for DataFrame input with string column names.
+
+    See Also
+    --------
+    sklearn.naive_bayes.GaussianNB : The non-private estimator.
+
+    Notes
+    -----
+    **Privacy**: ``epsilon``-DP under add/remove of one record (a row of ``X`` with its
+    label); substituting one record costs ``2 epsilon``. With the public box
+    ``[l_j, u_j]``, midpoint ``c_j`` and half-range ``h_j = (u_j - l_j) / 2``, each
+    class ``k`` releases its count ``n_k`` (discrete Laplace), ``S_kj = sum (x_ij -
+    c_j)`` and ``Q_kj = sum (x_ij - c_j)^2`` (Laplace on a lattice), over the clipped
+    rows of class ``k``. A record lies in one class, so the classes compose in
+    parallel, and within its class it moves ``n_k`` by 1 (sensitivity 1), each
+    ``S_kj`` by at most ``h_j`` (one release of ``(S_kj / h_j)_j`` at L1 sensitivity
+    ``d``: noise ``d h_j / epsilon_sums`` per feature, the even split over features)
+    and each ``Q_kj`` by at most ``h_j^2``; ``Q`` is released as ``sum ((x - c) / h)^2
+    - 1/2`` per feature, whose L1 sensitivity is ``d / 2``, half that of the plain
+    squares. After the private bounds (when ``bounds=None``), the rest of ``epsilon``
+    is split ``0.2 / 0.4 / 0.4`` between counts, sums and squares (public constants,
+    ``epsilon_split_``). Every class in ``classes_`` is noised, empty ones included.
+    The parameters are post-processing: ``n~_k = max(n_k + Z, 1)``,
+    ``theta = c + clip(S~ / n~, -h, h)``, ``var = clip(Q~ / n~ - (S~ / n~)^2,
+    floor h^2, h^2)`` with ``floor = max(kappa, min(d / (2 epsilon_squares n~), 1))``
+    (the noise scale of ``Q~ / (h^2 n~)``: a noisy variance below it cannot be told
+    from 0, and a tiny variance would make the class density arbitrarily peaked; on
+    Iris at epsilon 1 this floor takes the accuracy from 0.43 to 0.64), priors
+    ``n~ / sum n~``. No exact count is used or released.
+
+    **What was checked against diffprivlib 0.6.6** (its source, read, not copied):
+    it spends ``epsilon / 3`` on counts clamped to ``[1, n]`` and then adjusted until
+    they add up to the exact ``n`` (released exactly: not private under add/remove),
+    ``epsilon / (3 d)`` per feature on the class sum with sensitivity ``u - l`` (under
+    add/remove a raw sum moves by ``max(|l|, |u|)``, more than ``u - l`` when the range
+    excludes 0), and on the squares around its noisy mean; with ``bounds=None`` it
+    reads the data's min and max (a privacy leak, with a warning) and writes them into
+    ``bounds``, so a refit on other data reuses them. Here the midpoint centring gives
+    ``h_j = (u_j - l_j) / 2`` (at least twice smaller than ``max(|l|, |u|)``) and needs
+    no noisy mean before the squares. Vaidya et al. (2013) calibrate their noise to
+    the private class size, which is not differentially private as stated.
+
+    References
+    ----------
+    J. Vaidya, B. Shafiq, A. Basu and Y. Hong, "Differentially private naive Bayes
+    classification", IEEE/WIC/ACM WI-IAT 2013.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from skdp.naive_bayes import GaussianNB
+    >>> X, y = load_iris(return_X_y=True)
+    >>> model = GaussianNB(epsilon=5.0, bounds=(0, 8), classes=[0, 1, 2], random_state=0)
+    >>> model = model.fit(X, y)
+    >>> model.privacy_spent_.epsilon
+    5.0
+    >>> model.epsilon_split_["sums"]
+    2.0
+    >>> round(model.score(X, y), 2)
+    0.95
+    """
+
+    _parameter_constraints = {
+        "epsilon": EPSILON_CONSTRAINT,
+        "bounds": [None, tuple, list, dict, np.ndarray],
+        "classes": [None, "array-like"],
+        "priors": [None, "array-like"],
+        "var_smoothing": [Interval(Real, 0, 1, closed="right")],
+        "random_state": RANDOM_STATE_CONSTRAINT,
+    }
+
+    def __init__(
+        self,
+        *,
+        epsilon=1.0,
+        bounds=None,
+        classes=None,
+        priors=None,
+        var_smoothing=VAR_FLOOR,
+        random_state=None,
+    ):
+        self.epsilon = epsilon
+        self.bounds = bounds
+        self.classes = classes
+        self.priors = priors
+        self.var_smoothing = var_smoothing
+        self.random_state = random_state
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # scikit-learn's 0.83 accuracy check on 300 standardised rows of three blobs at
+        # the default epsilon=1, bounds=None: 0.54 mean over ten seeds, 0.20 worst (the
+        # private bounds take 33-40% of the budget and are coarse on 300 rows); with
+        # bounds=(-3, 3) declared: 0.89 mean, 0.85 worst
+        tags.classifier_tags.poor_score = True
+        return tags
+
+    def _public_priors(self, n_classes):
+        """``priors`` as an array, checked (None stays None)."""
+        if self.priors is None:
+            return None
+        priors = np.asarray(self.priors, dtype=float)
+        if priors.shape != (n_classes,):
+            raise ValueError(f"Number of priors must match number of classes ({n_classes}).")
+        if not np.all(np.isfinite(priors)) or np.any(priors < 0):
+            raise ValueError("Priors must be non-negative and finite.")
+        if not np.isclose(priors.sum(), 1.0):
+            raise ValueError("The sum of the priors should be 1.")
+        return priors
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y):
+        """Fit the private model.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Finite training vectors (a DataFrame keeps its column names).
+        y : array-like of shape (n_samples,)
+            Target labels, all in ``classes`` when it is given.
+
+        Returns
+        -------
+        self
+        """
+        X, y = validate_numeric_data(self, X, y, dtype=np.float64)
+        classes, codes = resolve_classes(
+            self.classes, y, estimator_name=type(self).__name__, stacklevel=4
+        )
+        priors = self._public_priors(len(classes))
+        epsilon = check_epsilon(self.epsilon)
+        rng = check_random_state(self.random_state)
+        names = getattr(self, "feature_names_in_", None)
+        declared = resolve_bounds(self.bounds, X.shape[1], feature_names=names)
+        with PrivacyLedger() as ledger:
+            found = estimate_public_inputs(
+                epsilon, n_samples=X.shape[0], columns=X if declared is None else None,
+                stacklevel=3, random_state=rng,
+            )  # fmt: skip
+            split = {key: found.epsilon_split[key] for key in ("n_samples", "bounds")}
+            split.update(split_budget(found.remaining, SPLIT))
+            lower, upper = found.bounds if declared is None else declared
+            stats = centred_sums(
+                X, lower, upper, groups=codes, n_groups=len(classes),
+                epsilon_count=split["counts"], epsilon_sums=split["sums"],
+                epsilon_squares=split["squares"], var_floor=self.var_smoothing,
+                stacklevel=4, random_state=rng,
+            )  # fmt: skip
+        self.classes_ = classes
+        self.class_count_ = stats.n
+        self.class_prior_ = stats.n / stats.n.sum() if priors is None else priors
+        self.theta_, self.var_ = stats.mean, stats.var
+        self.bounds_ = (np.asarray(lower, dtype=float), np.asarray(upper, dtype=float))
+        self.bounds_tier_ = found.bounds_tier if declared is None else None
+        self.epsilon_split_ = split
+        self.privacy_spent_ = ledger.total
+        return self
+
+    def _joint_log_likelihood(self, X):
+        """``log P(c) + log P(x | c)`` of every row and class."""
+        check_is_fitted(self)
+        X = validate_numeric_data(self, X, reset=False, dtype=np.float64)
+        with np.errstate(divide="ignore"):
+            log_prior = np.log(self.class_prior_)
+        normaliser = -0.5 * np.sum(np.log(2.0 * np.pi * self.var_), axis=1)
+        squared = ((X[:, np.newaxis, :] - self.theta_) ** 2 / self.var_).sum(axis=2)
+        return log_prior + normaliser - 0.5 * squared
+
+    def predict(self, X):
+        """The most probable class of each row (post-processing of the release).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        jll = self._joint_log_likelihood(X)
+        return self.classes_[np.argmax(jll, axis=1)]
+
+    def predict_log_proba(self, X):
+        """Log-probability of each class for each row.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Columns in the order of ``classes_``; at least ``log`` of the smallest
+            positive float.
+        """
+        jll = self._joint_log_likelihood(X)
+        # below the smallest positive float a probability is 0 in predict_proba: keep
+        # the log at that float's log so that log(predict_proba) matches
+        return np.maximum(jll - logsumexp(jll, axis=1, keepdims=True), _LOG_TINY)
+
+    def predict_proba(self, X):
+        """Probability of each class for each row.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Columns in the order of ``classes_``.
+        """
+        return np.exp(self.predict_log_proba(X))
