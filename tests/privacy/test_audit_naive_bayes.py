@@ -1,0 +1,84 @@
+"""Empirical privacy audit of skdp.naive_bayes.GaussianNB on tiny neighbouring datasets.
+
+One feature in the public box ``[-1, 1]``, public classes ``[0, 1]``: three records at 0
+in class 0 and the extra record, at the upper bound 1, in class 1 (removed in the
+neighbour, which leaves class 1 empty). The extra record moves class 1's count by 1,
+its centred sum by ``h = 1`` and its centred squares by ``h^2 / 2`` (the whole
+sensitivity of each, ``d = 1``). The released statistics audited against the fit's
+``epsilon``:
+
+* ``theta_[1, 0]``: post-processing of the noisy count and sum of class 1;
+* ``var_[1, 0]``: post-processing of the noisy count, sum and squares of class 1;
+* ``class_count_[1]``: the noisy count alone.
+
+A mutant whose mechanisms draw the noise for 10x the epsilon they record must be
+flagged; the estimator, audited on the same neighbours, must pass.
+"""
+
+import numpy as np
+import pytest
+
+import skdp.utils._centred_sums as centred_sums_module
+from skdp.naive_bayes import GaussianNB
+from skdp.utils._audit import audit
+
+EPSILON = 1.0
+X = np.array([[0.0], [0.0], [0.0], [1.0]])
+Y = np.array([0, 0, 0, 1])
+FIRST, SECOND = (X, Y), (X[:-1], Y[:-1])
+
+RELEASES = {
+    "theta": lambda model: model.theta_[1, 0],
+    "var": lambda model: model.var_[1, 0],
+    "count": lambda model: model.class_count_[1],
+}
+
+
+def release(name, epsilon=EPSILON):
+    def fit(data, rng):
+        model = GaussianNB(epsilon=epsilon, bounds=(-1.0, 1.0), classes=[0, 1], random_state=rng)
+        return RELEASES[name](model.fit(*data))
+
+    return fit
+
+
+def run_audit(name, n_search, n_samples, random_state=0):
+    return audit(
+        release(name), FIRST, SECOND, epsilon=EPSILON, n_search=n_search,
+        n_samples=n_samples, random_state=random_state,
+    )  # fmt: skip
+
+
+def test_the_extra_record_moves_class_one():
+    """The premise of the audit, at negligible noise: class 1 holds the record at 1,
+    then nothing (its count floors at 1 and its mean at the noisy 0 sum: the centre)."""
+    rng = np.random.default_rng(0)
+    first = [release(name, 1e9)(FIRST, rng) for name in RELEASES]
+    second = [release(name, 1e9)(SECOND, rng) for name in RELEASES]
+    assert first[0] == pytest.approx(1.0, abs=1e-6) and second[0] == pytest.approx(0.0, abs=1e-6)
+    assert first[2] == 1 and second[2] == 1  # max(n~, 1): the counts 1 and 0 both show 1
+
+
+def test_gaussian_nb_passes_the_audit():
+    """The mean (count and sum); the slow twin audits every release, larger."""
+    result = run_audit("theta", n_search=50, n_samples=200)
+    assert result.passed, str(result)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", RELEASES)
+def test_gaussian_nb_passes_a_large_audit(name):
+    result = run_audit(name, n_search=1000, n_samples=10000, random_state=1)
+    assert result.passed, str(result)
+
+
+def test_audit_flags_noise_for_ten_times_epsilon(monkeypatch):
+    for mechanism in ("geometric", "laplace"):
+        real = getattr(centred_sums_module, mechanism)
+
+        def too_little_noise(value, *, epsilon, _real=real, **kwargs):
+            return _real(value, epsilon=10 * epsilon, **kwargs)
+
+        monkeypatch.setattr(centred_sums_module, mechanism, too_little_noise)
+    result = run_audit("theta", n_search=30, n_samples=150)
+    assert not result.passed, str(result)
