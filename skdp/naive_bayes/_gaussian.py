@@ -134,9 +134,10 @@ class GaussianNB(DifferentialPrivacyMixin, ClassifierMixin, BaseEstimator):
     excludes 0), and on the squares around its noisy mean; with ``bounds=None`` it
     reads the data's min and max (a privacy leak, with a warning) and writes them into
     ``bounds``, so a refit on other data reuses them. Here the midpoint centring gives
-    ``h_j = (u_j - l_j) / 2`` (at least twice smaller than ``max(|l|, |u|)``) and needs
-    no noisy mean before the squares. Vaidya et al. (2013) calibrate their noise to
-    the private class size, which is not differentially private as stated.
+    ``h_j = (u_j - l_j) / 2`` (never above ``max(|l|, |u|)``, and half of it or less
+    when the range excludes 0) and needs no noisy mean before the squares. Vaidya et
+    al. (2013) calibrate their noise to the private class size, which is not
+    differentially private as stated.
 
     References
     ----------
