@@ -15,6 +15,7 @@ __all__ = ["MinMaxScaler"]
 # JointExp's time grows like the square of the candidates: 257 evenly spaced ones put
 # the grid step at 1/256 of the private box (0.04 s per feature against 0.3 s at 1025)
 N_CANDIDATES = 257
+DEFAULT_QUANTILES = (0.01, 0.99)
 
 
 def _joint_quantiles(X, levels, lower, upper, *, epsilon, rng):
@@ -42,26 +43,31 @@ class MinMaxScaler(AffineScalerMixin, BaseEstimator):
     ``epsilon``-differentially private. The minimum and maximum of a feature are one
     record's values (removing that record can move them across the whole range), so no
     noise level protects them usefully: ``data_min_`` and ``data_max_`` are private
-    estimates of the ``quantile_range`` quantiles (1% and 99% by default), or, when
-    you declare ``bounds``, the bounds themselves.
+    estimates of low and high quantiles (1% and 99% by default), or, when you
+    declare ``bounds``, the bounds themselves (at no cost) unless you ask for
+    quantiles inside them.
 
     Parameters
     ----------
     feature_range : tuple (min, max), default=(0, 1)
         Desired range of transformed data.
     epsilon : float, default=1.0
-        Privacy budget (> 0) of a fit with ``bounds=None``. **Unused when ``bounds``
-        is given**: the bounds are then the answer and the fit reads nothing from the
-        data but its shape, so it spends 0 (``privacy_spent_.epsilon == 0``, and
-        :func:`skdp.privacy_spent` counts 0 for it in a Pipeline or a search).
+        Privacy budget (> 0). **Unused when ``bounds`` is given and
+        ``quantile_range=None``**: the bounds are then the answer and the fit reads
+        nothing from the data but its shape, so it spends 0
+        (``privacy_spent_.epsilon == 0``, and :func:`skdp.privacy_spent` counts 0 for
+        it in a Pipeline or a search).
     bounds : None, tuple, dict or (lower, upper) arrays, default=None
         Public per-feature range (see :func:`skdp.utils.validation.resolve_bounds`).
-        Given: ``data_min_, data_max_ = bounds`` at no cost. None: estimated
-        privately (Notes).
-    quantile_range : tuple (q_low, q_high), default=(0.01, 0.99)
+        Given (and ``quantile_range=None``): ``data_min_, data_max_ = bounds`` at no
+        cost. None: a box is estimated privately (Notes) and the quantiles searched
+        in it.
+    quantile_range : None or tuple (q_low, q_high), default=None
         The private quantiles ``data_min_`` and ``data_max_`` estimate
         (``0 < q_low < q_high < 1``; rounded to fractions with denominators up to
-        1000). Unused when ``bounds`` is given.
+        1000). None: ``(0.01, 0.99)`` without ``bounds``, the bounds themselves with
+        them. Levels given with ``bounds`` search the quantiles inside the declared
+        box with all of ``epsilon`` (tighter than a loose declared range, at a cost).
     copy : bool, default=True
         Set to False to scale in place in :meth:`transform` (as scikit-learn); ``fit``
         never writes to ``X``.
@@ -92,9 +98,11 @@ class MinMaxScaler(AffineScalerMixin, BaseEstimator):
         How the box was found (:mod:`skdp.utils._bounds`: 1 per-feature scans, 2 one
         box for all features, 3 the public fallback ``[-100, 100]``); None if declared.
     epsilon_split_ : dict
-        ``{"n_samples", "bounds", "quantiles"}``; all 0 when ``bounds`` is given.
+        ``{"n_samples", "bounds", "quantiles"}``; all 0 when the declared bounds are
+        the answer.
     privacy_spent_ : PrivacyBudget
-        What the ledger measured during ``fit``: ``epsilon``, or 0 with ``bounds``.
+        What the ledger measured during ``fit``: ``epsilon``, or 0 when the declared
+        bounds are the answer.
     n_features_in_ : int
     feature_names_in_ : ndarray of str
         Only for DataFrame input with string column names.
@@ -105,8 +113,10 @@ class MinMaxScaler(AffineScalerMixin, BaseEstimator):
 
     Notes
     -----
-    **Privacy**: ``epsilon``-DP under add/remove of one record, in three sequential
-    steps (:func:`skdp.utils._bounds.estimate_public_inputs` for the first two):
+    **Privacy**: ``epsilon``-DP under add/remove of one record. With ``bounds=None``,
+    three sequential steps (:func:`skdp.utils._bounds.estimate_public_inputs` for the
+    first two; with declared bounds and ``quantile_range`` only step 3, on all of
+    ``epsilon`` and the declared box):
 
     1. a noisy record count (5% of epsilon, discrete Laplace, sensitivity 1);
     2. a private box, 10% to 60% of epsilon by tier (a function of the noisy count,
@@ -122,9 +132,9 @@ class MinMaxScaler(AffineScalerMixin, BaseEstimator):
 
     A record touches every feature, so the ``d`` draws compose sequentially.
     ``transform`` and ``inverse_transform`` are post-processing. With declared
-    ``bounds`` nothing is released about the data (the output depends only on the
-    bounds and the number of columns), hence the zero spend; ``epsilon`` is then
-    ignored rather than spent on nothing.
+    ``bounds`` and ``quantile_range=None`` nothing is released about the data (the
+    output depends only on the bounds and the number of columns), hence the zero
+    spend; ``epsilon`` is then ignored rather than spent on nothing.
 
     **Differences from scikit-learn**: no ``partial_fit`` (each call would spend its
     own budget); NaN is refused (impute first); the exact ``n_samples_seen_`` is never
@@ -157,13 +167,20 @@ class MinMaxScaler(AffineScalerMixin, BaseEstimator):
     >>> free = MinMaxScaler(bounds=([0, 0], [1, 100])).fit(X)
     >>> free.data_max_, free.privacy_spent_.epsilon
     (array([  1., 100.]), 0.0)
+
+    Or, at a cost, the quantiles inside a loose declared range:
+
+    >>> tight = MinMaxScaler(bounds=([0, 0], [1, 100]), quantile_range=(0.01, 0.99),
+    ...                      random_state=0).fit(X)
+    >>> tight.data_max_.round(1), tight.privacy_spent_.epsilon
+    (array([ 1. , 49.2]), 1.0)
     """
 
     _parameter_constraints = {
         "feature_range": [tuple],
         "epsilon": EPSILON_CONSTRAINT,
         "bounds": [None, tuple, list, dict, np.ndarray],
-        "quantile_range": [tuple],
+        "quantile_range": [None, tuple],
         "copy": ["boolean"],
         "clip": ["boolean"],
         "random_state": RANDOM_STATE_CONSTRAINT,
@@ -175,7 +192,7 @@ class MinMaxScaler(AffineScalerMixin, BaseEstimator):
         *,
         epsilon=1.0,
         bounds=None,
-        quantile_range=(0.01, 0.99),
+        quantile_range=None,
         copy=True,
         clip=False,
         random_state=None,
@@ -195,6 +212,8 @@ class MinMaxScaler(AffineScalerMixin, BaseEstimator):
                 f"Minimum of desired feature range must be smaller than maximum. Got "
                 f"{self.feature_range}."
             )
+        if self.quantile_range is None:
+            return None if self.bounds is not None else DEFAULT_QUANTILES
         q_low, q_high = (float(q) for q in self.quantile_range)
         if not 0 < q_low < q_high < 1:
             raise ValueError(
@@ -222,11 +241,19 @@ class MinMaxScaler(AffineScalerMixin, BaseEstimator):
         d = X.shape[1]
         declared = declared_bounds(self, d)
         with PrivacyLedger() as ledger:
-            if declared is not None:
+            if declared is not None and levels is None:
                 lower, upper = declared
                 split = {"n_samples": 0.0, "bounds": 0.0, "quantiles": 0.0}
                 self.n_samples_seen_, self.bounds_tier_ = None, None
                 self.data_min_, self.data_max_ = lower.copy(), upper.copy()
+            elif declared is not None:
+                lower, upper = declared
+                split = {"n_samples": 0.0, "bounds": 0.0, "quantiles": float(self.epsilon)}
+                self.n_samples_seen_, self.bounds_tier_ = None, None
+                self.data_min_, self.data_max_ = _joint_quantiles(
+                    X, levels, lower, upper, epsilon=check_epsilon(self.epsilon),
+                    rng=check_random_state(self.random_state),
+                )  # fmt: skip
             else:
                 rng = check_random_state(self.random_state)
                 found = estimate_public_inputs(
@@ -257,7 +284,7 @@ class MinMaxScaler(AffineScalerMixin, BaseEstimator):
         return self.feature_range if self.clip else None
 
     def _privacy_budget(self):
-        """0 with declared bounds (nothing is read from the data), else ``epsilon``."""
-        if self.bounds is not None:
+        """0 when the declared bounds are the answer (nothing is read), else ``epsilon``."""
+        if self.bounds is not None and self.quantile_range is None:
             return PrivacyBudget(0.0)
         return super()._privacy_budget()

@@ -99,3 +99,17 @@ def test_one_row_and_a_constant_column_fit():
     constant = np.column_stack([X[:, 0], np.full(len(X), 5.0)])
     scaler = MinMaxScaler(random_state=0).fit(constant)
     assert np.all(np.isfinite(scaler.transform(constant)))
+
+
+def test_quantiles_inside_declared_bounds_spend_epsilon():
+    with PrivacyLedger() as ledger:
+        scaler = MinMaxScaler(
+            epsilon=2.0, bounds=([-10, -100], [10, 100]), quantile_range=(0.05, 0.95),
+            random_state=0,
+        ).fit(X)  # fmt: skip
+    assert ledger.total.epsilon == pytest.approx(2.0) == scaler.privacy_spent_.epsilon
+    assert scaler.epsilon_split_ == {"n_samples": 0.0, "bounds": 0.0, "quantiles": 2.0}
+    exact = np.quantile(X, [0.05, 0.95], axis=0)
+    assert np.all(np.abs(scaler.data_min_ - exact[0]) < [0.2, 2]), scaler.data_min_
+    assert np.all(np.abs(scaler.data_max_ - exact[1]) < [0.2, 2]), scaler.data_max_
+    assert scaler._privacy_budget().epsilon == 2.0
