@@ -14,6 +14,14 @@ from skdp.mechanisms import check_random_state
 from skdp.utils._bounds import estimate_public_inputs
 from skdp.utils._centred_sums import VAR_FLOOR, centred_sums
 from skdp.utils._numeric_input import validate_numeric_data
+from skdp.utils._stats import (
+    as_dask_array,
+    as_dask_xy,
+    is_dask_collection,
+    map_rows,
+    public_classes,
+    require_public,
+)
 from skdp.utils.validation import (
     EPSILON_CONSTRAINT,
     RANDOM_STATE_CONSTRAINT,
@@ -213,28 +221,39 @@ class GaussianNB(DifferentialPrivacyMixin, ClassifierMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Finite training vectors (a DataFrame keeps its column names).
-        y : array-like of shape (n_samples,)
+        X : array-like or dask array / DataFrame of shape (n_samples, n_features)
+            Finite training vectors (a DataFrame keeps its column names). A dask
+            collection is never loaded: the exact per-class counts, sums and squares
+            are summed block by block where the blocks live and the noise is added on
+            the driver, so a dask fit gives the numpy fit's model for the same
+            ``random_state``; ``bounds`` and ``classes`` must then be given.
+        y : array-like, dask array or dask Series of shape (n_samples,)
             Target labels, all in ``classes`` when it is given.
 
         Returns
         -------
         self
         """
-        X, y = validate_numeric_data(self, X, y, dtype=np.float64)
-        classes, codes = resolve_classes(
-            self.classes, y, estimator_name=type(self).__name__, stacklevel=4
-        )
+        dask_input = is_dask_collection(X)
+        if dask_input:
+            classes = public_classes(self.classes, self)
+            X, codes = as_dask_xy(self, X, y, classes=classes)
+        else:
+            X, y = validate_numeric_data(self, X, y, dtype=np.float64)
+            classes, codes = resolve_classes(
+                self.classes, y, estimator_name=type(self).__name__, stacklevel=4
+            )
         priors = self._public_priors(len(classes))
         epsilon = check_epsilon(self.epsilon)
         rng = check_random_state(self.random_state)
         names = getattr(self, "feature_names_in_", None)
         declared = resolve_bounds(self.bounds, X.shape[1], feature_names=names)
+        if dask_input:
+            require_public(declared, "bounds", self)
         with PrivacyLedger() as ledger:
             found = estimate_public_inputs(
-                epsilon, n_samples=X.shape[0], columns=X if declared is None else None,
-                stacklevel=3, random_state=rng,
+                epsilon, n_samples=0 if dask_input else X.shape[0],
+                columns=X if declared is None else None, stacklevel=3, random_state=rng,
             )  # fmt: skip
             split = {key: found.epsilon_split[key] for key in ("n_samples", "bounds")}
             split.update(split_budget(found.remaining, SPLIT))
@@ -255,58 +274,86 @@ class GaussianNB(DifferentialPrivacyMixin, ClassifierMixin, BaseEstimator):
         self.privacy_spent_ = ledger.total
         return self
 
-    def _joint_log_likelihood(self, X):
-        """``log P(c) + log P(x | c)`` of every row and class."""
+    def _model(self, X):
+        """The released model and ``X`` validated (lazily for a dask collection)."""
         check_is_fitted(self)
-        X = validate_numeric_data(self, X, reset=False, dtype=np.float64)
-        with np.errstate(divide="ignore"):
-            log_prior = np.log(self.class_prior_)
-        normaliser = -0.5 * np.sum(np.log(2.0 * np.pi * self.var_), axis=1)
-        squared = ((X[:, np.newaxis, :] - self.theta_) ** 2 / self.var_).sum(axis=2)
-        return log_prior + normaliser - 0.5 * squared
+        if is_dask_collection(X):
+            X = as_dask_array(self, X, reset=False)
+        else:
+            X = validate_numeric_data(self, X, reset=False, dtype=np.float64)
+        return _Released(self.class_prior_, self.theta_, self.var_, self.classes_), X
 
     def predict(self, X):
         """The most probable class of each row (post-processing of the release).
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like or dask array / DataFrame of shape (n_samples, n_features)
+            A dask collection gives a lazy dask array.
 
         Returns
         -------
-        ndarray of shape (n_samples,)
+        ndarray or dask array of shape (n_samples,)
         """
-        jll = self._joint_log_likelihood(X)
-        return self.classes_[np.argmax(jll, axis=1)]
+        model, X = self._model(X)
+        return map_rows(model.predict, X, dtype=self.classes_.dtype)
 
     def predict_log_proba(self, X):
         """Log-probability of each class for each row.
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like or dask array / DataFrame of shape (n_samples, n_features)
+            A dask collection gives a lazy dask array.
 
         Returns
         -------
-        ndarray of shape (n_samples, n_classes)
+        ndarray or dask array of shape (n_samples, n_classes)
             Columns in the order of ``classes_``; at least ``log`` of the smallest
             positive float.
         """
-        jll = self._joint_log_likelihood(X)
-        # below the smallest positive float a probability is 0 in predict_proba: keep
-        # the log at that float's log so that log(predict_proba) matches
-        return np.maximum(jll - logsumexp(jll, axis=1, keepdims=True), _LOG_TINY)
+        model, X = self._model(X)
+        return map_rows(model.log_proba, X, dtype=np.float64, columns=len(self.classes_))
 
     def predict_proba(self, X):
         """Probability of each class for each row.
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like or dask array / DataFrame of shape (n_samples, n_features)
+            A dask collection gives a lazy dask array.
 
         Returns
         -------
-        ndarray of shape (n_samples, n_classes)
+        ndarray or dask array of shape (n_samples, n_classes)
             Columns in the order of ``classes_``.
         """
-        return np.exp(self.predict_log_proba(X))
+        model, X = self._model(X)
+        return map_rows(model.proba, X, dtype=np.float64, columns=len(self.classes_))
+
+
+class _Released:
+    """Gaussian naive Bayes on released parameters (picklable: dask ships it)."""
+
+    def __init__(self, prior, theta, var, classes):
+        self.theta, self.var, self.classes = theta, var, classes
+        with np.errstate(divide="ignore"):
+            self.log_prior = np.log(prior)
+        self.normaliser = -0.5 * np.sum(np.log(2.0 * np.pi * var), axis=1)
+
+    def joint_log_likelihood(self, X):
+        """``log P(c) + log P(x | c)`` of every row and class."""
+        squared = ((X[:, np.newaxis, :] - self.theta) ** 2 / self.var).sum(axis=2)
+        return self.log_prior + self.normaliser - 0.5 * squared
+
+    def predict(self, X):
+        return self.classes[np.argmax(self.joint_log_likelihood(X), axis=1)]
+
+    def log_proba(self, X):
+        jll = self.joint_log_likelihood(X)
+        # below the smallest positive float a probability is 0 in predict_proba: keep
+        # the log at that float's log so that log(predict_proba) matches
+        return np.maximum(jll - logsumexp(jll, axis=1, keepdims=True), _LOG_TINY)
+
+    def proba(self, X):
+        return np.exp(self.log_proba(X))

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from skdp.mechanisms import check_random_state, geometric, laplace
+from skdp.utils._stats import count_rows, is_dask_collection, sum_blocks
 from skdp.utils.validation import check_epsilon, warn_clipped
 
 __all__ = ["VAR_FLOOR", "CentredSums", "centred_sums"]
@@ -73,6 +74,29 @@ class CentredSums:
     half: np.ndarray
 
 
+class _BlockStatistics:
+    """Exact per-group counts, centred sums and squares of a block of rows, and how
+    many values were clipped (picklable: dask runs it where the blocks live)."""
+
+    def __init__(self, lower, upper, n_groups, *, squares):
+        self.lower, self.upper, self.n_groups, self.squares = lower, upper, n_groups, squares
+        self.centre, self.half = (lower + upper) / 2, (upper - lower) / 2
+
+    def __call__(self, X, groups=None):
+        X = np.asarray(X, dtype=float)
+        if groups is None:
+            groups = np.zeros(X.shape[0], dtype=np.int64)
+        groups = np.asarray(groups, dtype=np.int64)
+        if groups.size and (groups.min() < 0 or groups.max() >= self.n_groups):
+            raise ValueError(f"groups must be integers in [0, n_groups={self.n_groups})")
+        clipped = np.clip(X, self.lower, self.upper)
+        t = np.clip((clipped - self.centre) / self.half, -1.0, 1.0)  # despite rounding
+        k = self.n_groups
+        count = np.bincount(groups, minlength=k)
+        squares = _group_sums(t**2 - 0.5, groups, k) if self.squares else np.zeros((k, 0))
+        return count, _group_sums(t, groups, k), squares, np.count_nonzero(clipped != X)
+
+
 def _group_sums(values, groups, n_groups):
     """``(n_groups, n_columns)`` exact sums of the rows of ``values`` per group."""
     return np.stack(
@@ -99,12 +123,14 @@ def centred_sums(
 
     Parameters
     ----------
-    X : array-like of shape (n_samples, n_features)
+    X : array-like or dask array of shape (n_samples, n_features)
         Finite values; those outside ``[lower, upper]`` are clipped (with a
-        :class:`~skdp.exceptions.ClippingWarning`).
+        :class:`~skdp.exceptions.ClippingWarning`). A dask array is summed block by
+        block where it lives (:func:`skdp.utils._stats.sum_blocks`); only the exact
+        per-group statistics reach the caller, which adds the noise.
     lower, upper : float or array-like of shape (n_features,)
         The public bounds, ``lower < upper`` (never computed from ``X``).
-    groups : array-like of shape (n_samples,) of int, default=None
+    groups : array-like or dask array of shape (n_samples,) of int, default=None
         The public-index group of every row, in ``[0, n_groups)`` (the class index of
         a classifier); None puts every row in group 0.
     n_groups : int, default=1
@@ -167,7 +193,8 @@ def centred_sums(
     >>> out.mean.round(1), out.var.round(0)
     (array([[5., 5.]]), array([[8., 8.]]))
     """
-    X = np.asarray(X, dtype=float)
+    dask_input = is_dask_collection(X)
+    X = X if dask_input else np.asarray(X, dtype=float)
     if X.ndim != 2:
         raise ValueError(f"X must be 2-D, got shape {X.shape}")
     lower, upper = (
@@ -181,23 +208,23 @@ def centred_sums(
     if epsilon_squares is not None:
         epsilons.append(check_epsilon(epsilon_squares))
     rng = check_random_state(random_state)
+    statistics = _BlockStatistics(lower, upper, n_groups, squares=len(epsilons) == 3)
     if groups is None:
-        groups = np.zeros(X.shape[0], dtype=np.int64)
-    groups = np.asarray(groups)
-    if groups.shape != (X.shape[0],) or (
-        groups.size and (groups.min() < 0 or groups.max() >= n_groups)
-    ):
-        raise ValueError(f"groups must be {X.shape[0]} integers in [0, n_groups={n_groups})")
-    groups = groups.astype(np.int64)
-
-    clipped = np.clip(X, lower, upper)
-    warn_clipped(int(np.count_nonzero(clipped != X)), X.size, stacklevel=stacklevel + 1)
-    centre, half = (lower + upper) / 2, (upper - lower) / 2
-    t = np.clip((clipped - centre) / half, -1.0, 1.0)  # rounding stays in [-1, 1]
+        arrays = (X,)
+    elif is_dask_collection(groups):  # codes checked where their blocks are computed
+        arrays = (X, groups)
+    else:
+        groups = np.asarray(groups)
+        if groups.shape != (X.shape[0],) or (
+            groups.size and (groups.min() < 0 or groups.max() >= n_groups)
+        ):
+            raise ValueError(f"groups must be {X.shape[0]} integers in [0, n_groups={n_groups})")
+        arrays = (X, groups.astype(np.int64))
+    exact_count, exact_sums, exact_squares, n_clipped = sum_blocks(statistics, *arrays)
     d = X.shape[1]
-    exact_count = np.bincount(groups, minlength=n_groups)
-    exact_sums = _group_sums(t, groups, n_groups)
-    exact_squares = _group_sums(t**2 - 0.5, groups, n_groups) if len(epsilons) == 3 else None
+    warn_clipped(int(n_clipped), count_rows(X) * d, stacklevel=stacklevel + 1)
+    centre, half = statistics.centre, statistics.half
+    exact_squares = exact_squares if len(epsilons) == 3 else None
 
     # one release per statistic over all groups: a row lies in one group, so the
     # (n_groups,) counts have L1 sensitivity 1 and the (n_groups, d) sums d

@@ -133,3 +133,13 @@ def test_a_variance_below_its_noise_is_raised_to_the_noise_scale():
         out = centred_sums(data, -1.0, 1.0, epsilon_count=1.0, epsilon_sums=1.0,
                            epsilon_squares=0.5, random_state=seed)  # fmt: skip
         assert out.var[0, 0] >= 1 / (2 * 0.5 * out.n[0]) * (1 - 1e-12)
+
+
+def test_a_dask_array_gives_the_numpy_release():
+    """Exact statistics summed block by block, then the same noise on the driver."""
+    da = pytest.importorskip("dask.array", reason="dask is not installed (the dask extra)")
+    in_memory = centred_sums(X, LOWER, UPPER, random_state=0, **EPSILONS)
+    lazy = centred_sums(da.from_array(X, chunks=100), LOWER, UPPER, random_state=0, **EPSILONS)
+    np.testing.assert_array_equal(lazy.count, in_memory.count)
+    np.testing.assert_allclose(lazy.mean, in_memory.mean, rtol=1e-9)
+    np.testing.assert_allclose(lazy.var, in_memory.var, rtol=1e-9)
