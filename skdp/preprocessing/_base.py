@@ -2,6 +2,7 @@
 
 import numpy as np
 from sklearn.base import OneToOneFeatureMixin, TransformerMixin
+from sklearn.utils import metadata_routing
 from sklearn.utils.validation import FLOAT_DTYPES, check_is_fitted
 
 from skdp.base import DifferentialPrivacyMixin
@@ -24,6 +25,10 @@ class AffineScalerMixin(DifferentialPrivacyMixin, OneToOneFeatureMixin, Transfor
     ``(n_features,)``) in ``fit`` and may define ``_clip_range()`` (the output range to
     clip to, or None).
     """
+
+    # ``copy`` is a plain argument, not metadata to route (as in scikit-learn's scalers)
+    __metadata_request__transform = {"copy": metadata_routing.UNUSED}
+    __metadata_request__inverse_transform = {"copy": metadata_routing.UNUSED}
 
     def _validate_fit_input(self, X):
         # never written to: fit reads X only through aggregates computed on copies
