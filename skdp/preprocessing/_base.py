@@ -7,6 +7,7 @@ from sklearn.utils.validation import FLOAT_DTYPES, check_is_fitted
 
 from skdp.base import DifferentialPrivacyMixin
 from skdp.utils._numeric_input import validate_numeric_data
+from skdp.utils._stats import as_dask_array, is_dask_collection
 from skdp.utils.validation import resolve_bounds
 
 __all__ = ["AffineScalerMixin", "declared_bounds"]
@@ -36,6 +37,8 @@ class AffineScalerMixin(DifferentialPrivacyMixin, OneToOneFeatureMixin, Transfor
 
     def _validate_new(self, X, *, copy):
         check_is_fitted(self)
+        if is_dask_collection(X):  # lazy: dask arithmetic never writes in place
+            return as_dask_array(self, X, reset=False)
         return validate_numeric_data(self, X, reset=False, dtype=FLOAT_DTYPES, copy=copy)
 
     def _clip_range(self):
@@ -46,21 +49,24 @@ class AffineScalerMixin(DifferentialPrivacyMixin, OneToOneFeatureMixin, Transfor
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Finite values.
+        X : array-like or dask array / DataFrame of shape (n_samples, n_features)
+            Finite values; a dask collection gives a lazy dask array.
         copy : bool, default=None
             Copy ``X`` first (None: the ``copy`` parameter). With ``copy=False`` a
             float array may be scaled in place, as in scikit-learn.
 
         Returns
         -------
-        ndarray of shape (n_samples, n_features)
+        ndarray or dask array of shape (n_samples, n_features)
         """
         copy = self.copy if copy is None else copy
         X = self._validate_new(X, copy=copy)
+        clip = self._clip_range()
+        if is_dask_collection(X):
+            X = X * self._multiplier + self._offset
+            return X if clip is None else X.clip(*clip)
         X *= self._multiplier
         X += self._offset
-        clip = self._clip_range()
         if clip is not None:
             np.clip(X, clip[0], clip[1], out=X)
         return X
@@ -70,17 +76,19 @@ class AffineScalerMixin(DifferentialPrivacyMixin, OneToOneFeatureMixin, Transfor
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Scaled values.
+        X : array-like or dask array / DataFrame of shape (n_samples, n_features)
+            Scaled values; a dask collection gives a lazy dask array.
         copy : bool, default=None
             Copy ``X`` first (None: the ``copy`` parameter).
 
         Returns
         -------
-        ndarray of shape (n_samples, n_features)
+        ndarray or dask array of shape (n_samples, n_features)
         """
         copy = self.copy if copy is None else copy
         X = self._validate_new(X, copy=copy)
+        if is_dask_collection(X):
+            return (X - self._offset) / self._multiplier
         X -= self._offset
         X /= self._multiplier
         return X

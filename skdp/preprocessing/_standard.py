@@ -8,6 +8,7 @@ from skdp.mechanisms import check_random_state
 from skdp.preprocessing._base import AffineScalerMixin, declared_bounds
 from skdp.utils._bounds import estimate_public_inputs
 from skdp.utils._centred_sums import centred_sums
+from skdp.utils._stats import as_dask_array, is_dask_collection, require_public
 from skdp.utils.validation import (
     EPSILON_CONSTRAINT,
     RANDOM_STATE_CONSTRAINT,
@@ -121,6 +122,10 @@ class StandardScaler(AffineScalerMixin, BaseEstimator):
     bounds are declared or estimated privately, and midpoint centring halves the
     sums' sensitivity when the range excludes 0.
 
+    **Dask**: ``fit``, ``transform`` and ``inverse_transform`` take dask arrays and
+    DataFrames without loading them (declared ``bounds`` needed; the statistics are
+    sums, computed where the blocks live).
+
     **Not supported**: ``partial_fit`` (each call would spend again), sparse input,
     NaN (impute first), ``sample_weight``.
 
@@ -173,17 +178,23 @@ class StandardScaler(AffineScalerMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Finite values; never modified.
+        X : array-like or dask array / DataFrame of shape (n_samples, n_features)
+            Finite values; never modified. A dask collection is never loaded: the
+            count, sums and squares are summed block by block where the blocks live
+            and the noise is drawn on the driver, so a dask fit gives the numpy fit's
+            model for the same ``random_state``; ``bounds`` must then be declared.
         y : Ignored
 
         Returns
         -------
         self
         """
-        X = self._validate_fit_input(X)
+        dask_input = is_dask_collection(X)
+        X = as_dask_array(self, X, reset=True) if dask_input else self._validate_fit_input(X)
         d, weights = X.shape[1], self._releases()
         declared = declared_bounds(self, d)
+        if dask_input and weights:
+            require_public(declared, "bounds", self)
         split = dict.fromkeys(("n_samples", "bounds", "count", "sums", "squares"), 0.0)
         self.bounds_tier_, self.n_samples_seen_ = None, None
         stats = None
