@@ -103,8 +103,17 @@ def release_private_norm(data, rng):
 
 def test_private_data_norm_passes_audit():
     result = audit(
-        release_private_norm, NORM_FIRST, NORM_SECOND, epsilon=EPSILON, n_search=200,
-        n_samples=800, random_state=0,
+        release_private_norm, NORM_FIRST, NORM_SECOND, epsilon=EPSILON, n_search=100,
+        n_samples=400, random_state=0,
+    )  # fmt: skip
+    assert result.passed, str(result)
+
+
+@pytest.mark.slow
+def test_private_data_norm_passes_a_large_audit():
+    result = audit(
+        release_private_norm, NORM_FIRST, NORM_SECOND, epsilon=EPSILON, n_search=1000,
+        n_samples=4000, random_state=1,
     )  # fmt: skip
     assert result.passed, str(result)
 

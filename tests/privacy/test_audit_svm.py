@@ -80,7 +80,7 @@ def test_output_perturbation_passes_audit(params):
 
 
 def test_objective_perturbation_passes_audit():
-    result = audit_model(OBJECTIVE, n_search=300, n_samples=1500)
+    result = audit_model(OBJECTIVE, n_search=150, n_samples=750)
     assert result.passed, str(result)
 
 

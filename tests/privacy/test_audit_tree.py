@@ -48,7 +48,7 @@ def audit_tree(algorithm, n_search=200, n_samples=1000, random_state=0):
 
 @pytest.mark.parametrize("algorithm", ["maxgddp", "diffgen"])
 def test_tree_passes_audit(algorithm, selected_regime):
-    result = audit_tree(algorithm)
+    result = audit_tree(algorithm, n_search=100, n_samples=500)
     assert result.passed, str(result)
 
 
@@ -92,8 +92,8 @@ def select_pair(epsilon_scale=1.0):
 # each audit near 10 s on one core; the 6x mutant is still flagged
 # (counts about 320 to 1). The large run is behind -m slow.
 def test_pair_selection_passes_audit():
-    result = audit(select_pair(), FIRST, SECOND, epsilon=EPSILON, n_search=200,
-                   n_samples=1000, random_state=0)  # fmt: skip
+    result = audit(select_pair(), FIRST, SECOND, epsilon=EPSILON, n_search=100,
+                   n_samples=500, random_state=0)  # fmt: skip
     assert result.passed, str(result)
 
 
@@ -121,7 +121,7 @@ SMALL_Y = np.array([0, 1, 1, 1])
 def predict_small():
     def release(data, rng):
         model = DPDecisionTree(
-            epsilon=EPSILON, n_levels=1, n_split_points=3, bounds=(0.0, 4.0),
+            epsilon=EPSILON, n_levels=1, n_split_points=5, bounds=(0.0, 4.0),
             classes=[0, 1], random_state=rng,
         ).fit(*data)  # fmt: skip
         low, high = model.predict([[1.0], [3.0]])
@@ -146,7 +146,7 @@ def audit_small(monkeypatch=None, label_scale=1.0, n_search=200, n_samples=1000)
 
 
 def test_small_budget_tree_passes_audit():
-    result = audit_small()
+    result = audit_small(n_search=100, n_samples=500)
     assert result.passed, str(result)
 
 
