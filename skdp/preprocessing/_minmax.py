@@ -1,13 +1,16 @@
 """MinMaxScaler: scale each feature to a range from private quantiles (or public bounds)."""
 
+from fractions import Fraction
+
 import numpy as np
 from sklearn.base import BaseEstimator, _fit_context
 
 from skdp.accounting import PrivacyBudget, PrivacyLedger
 from skdp.mechanisms import check_random_state
 from skdp.preprocessing._base import AffineScalerMixin, declared_bounds
-from skdp.tools import quantile
 from skdp.utils._bounds import estimate_public_inputs
+from skdp.utils._joint_quantiles import joint_quantiles
+from skdp.utils._quantiles import _as_fraction
 from skdp.utils.validation import EPSILON_CONSTRAINT, RANDOM_STATE_CONSTRAINT, check_epsilon
 
 __all__ = ["MinMaxScaler"]
@@ -21,15 +24,12 @@ DEFAULT_QUANTILES = (0.01, 0.99)
 def _joint_quantiles(X, levels, lower, upper, *, epsilon, rng):
     """Per feature, both ``levels`` by JointExp in its box, ``epsilon / d`` each."""
     each = epsilon / X.shape[1]
+    fractions = [Fraction(*_as_fraction(level)) for level in levels]
+    if fractions[0] >= fractions[1]:
+        raise ValueError(f"quantile_range must be increasing, got {tuple(levels)!r}")
     pairs = [
-        quantile(
-            X[:, j],
-            levels,
-            epsilon=each,
-            bounds=(float(lower[j]), float(upper[j])),
-            method="joint",
-            n_candidates=N_CANDIDATES,
-            random_state=rng,
+        joint_quantiles(
+            X[:, j], fractions, (float(lower[j]), float(upper[j])), N_CANDIDATES, each, rng
         )
         for j in range(X.shape[1])
     ]
@@ -128,7 +128,7 @@ class MinMaxScaler(AffineScalerMixin, BaseEstimator):
        ``q_low < q_high`` together among 257 evenly spaced public candidates of the
        feature's box, values clipped to it. Its add/remove sensitivity for levels
        ``(0.01, 0.99)`` is ``3 - 2 (0.01 + 0.98) = 1.02`` rank units
-       (:func:`skdp.tools._quantile.joint_sensitivity`, derived there).
+       (:func:`skdp.utils._joint_quantiles.joint_sensitivity`, derived there).
 
     A record touches every feature, so the ``d`` draws compose sequentially.
     ``transform`` and ``inverse_transform`` are post-processing. With declared

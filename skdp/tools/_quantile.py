@@ -1,6 +1,5 @@
 """``skdp.tools.quantile``: numpy-like private quantiles, one or several at once."""
 
-import itertools
 import math
 from fractions import Fraction
 from numbers import Integral, Real
@@ -8,7 +7,7 @@ from numbers import Integral, Real
 import numpy as np
 
 from skdp.mechanisms import check_random_state
-from skdp.mechanisms._joint import joint_exponential
+from skdp.utils._joint_quantiles import joint_quantiles
 from skdp.utils._quantiles import _as_fraction, bounded_quantile, unbounded_quantile
 from skdp.utils.validation import check_epsilon, split_budget
 
@@ -16,8 +15,6 @@ __all__ = ["quantile"]
 
 # the joint method's cost is O(m n_candidates**2)
 MAX_JOINT_CANDIDATES = 4097
-# the joint method puts every q on one denominator: their lcm, or this one if larger
-MAX_DENOMINATOR = 10_000
 METHODS = ("joint", "independent")
 
 
@@ -93,69 +90,6 @@ def _independent(values, fractions, bounds, n_candidates, epsilon, rng):
     return sorted(estimates)  # non-decreasing in q, like numpy's
 
 
-def joint_sensitivity(gaps, denominator):
-    """The joint score's add/remove sensitivity, in units of ``1 / denominator`` values.
-
-    ``gaps`` are the numerators of ``w_j = q_j - q_{j-1}`` (``j = 1..m+1``). A value
-    added strictly between two outputs moves one block: ``2 (1 - min_j w_j)``. A value
-    added at an output's candidate widens the two blocks on either side and can only
-    lower their distances, by at most ``max(w, 1 - w)`` each: ``3 - 2 (w_k + w_{k+1})``
-    for ``w_k, w_{k+1} <= 1/2``, else ``2 - 2 min(w_k, w_{k+1})``.
-    """
-    gaps = [int(g) for g in gaps]
-    worst = 2 * (denominator - min(gaps))
-    for a, b in itertools.pairwise(gaps):
-        if 2 * max(a, b) <= denominator:
-            worst = max(worst, 3 * denominator - 2 * (a + b))
-        else:
-            worst = max(worst, 2 * denominator - 2 * min(a, b))
-    return worst
-
-
-def _common_denominator(fractions):
-    """``(V, numerators)``: the distinct levels as ``a / V``, ``0 < a < V``, increasing."""
-    denominator = min(math.lcm(*(f.denominator for f in fractions)), MAX_DENOMINATOR)
-    numerators = [min(max(round(f * denominator), 1), denominator - 1) for f in fractions]
-    return denominator, numerators
-
-
-def joint_inputs(values, numerators, denominator, candidates):
-    """The joint score's ingredients on ``candidates``, scaled to integers.
-
-    Returns ``(ranks, upper_ranks, targets, total, sensitivity)`` for
-    :func:`~skdp.mechanisms._joint.joint_exponential` (strict order): candidate ``c``
-    has the rank interval ``V [#{x < c}, #{x <= c}]``, gap ``j`` the target
-    ``(a_j - a_{j-1}) n`` (``a_0 = 0``, ``a_{m+1} = V``), the end ``V n``.
-    """
-    gaps = np.diff([0, *sorted(set(numerators)), denominator])
-    ordered = np.sort(values)
-    below = np.searchsorted(ordered, candidates, side="left")
-    at_or_below = np.searchsorted(ordered, candidates, side="right")
-    n = values.size
-    return (
-        denominator * below,
-        denominator * at_or_below,
-        n * gaps,
-        n * denominator,
-        joint_sensitivity(gaps, denominator),
-    )
-
-
-def _joint(values, fractions, bounds, n_candidates, epsilon, rng):
-    """JointExp on the public grid: one joint draw of the distinct levels."""
-    denominator, numerators = _common_denominator(fractions)
-    candidates = np.linspace(*bounds, n_candidates)
-    ranks, upper, targets, total, sensitivity = joint_inputs(
-        np.clip(values, *bounds), numerators, denominator, candidates
-    )
-    index = joint_exponential(
-        ranks, targets, total=total, sensitivity=sensitivity, epsilon=epsilon,
-        upper_ranks=upper, strict=True, random_state=rng,
-    )  # fmt: skip
-    found = dict(zip(sorted(set(numerators)), candidates[index], strict=True))
-    return [found[a] for a in numerators]
-
-
 def quantile(a, q, *, epsilon, bounds=None, method=None, n_candidates=1025, random_state=None):
     """Private ``q``-th quantile(s) of ``a``, like :func:`numpy.quantile`.
 
@@ -190,7 +124,8 @@ def quantile(a, q, *, epsilon, bounds=None, method=None, n_candidates=1025, rand
     every target by ``w_j``, which moves the sum by at most ``2 (1 - w_j)``; a value
     added at an output ``o_j`` widens the two intervals next to it, which can only
     lower their distances, each by at most ``max(w, 1 - w)``, while the other gaps
-    move by at most ``w`` each (:func:`skdp.tools._quantile.joint_sensitivity`; the paper's bound
+    move by at most ``w`` each
+    (:func:`skdp.utils._joint_quantiles.joint_sensitivity`; the paper's bound
     ``2 (1 - min_j w_j)`` holds for its ``[o_{j-1}, o_j)`` counts; both are checked by
     enumeration in the tests). For evenly spaced levels this is 1.25 (``m = 2``) to
     1.45 (``m >= 10``) times the paper's. The candidates and the grid are public; the
@@ -286,7 +221,7 @@ def quantile(a, q, *, epsilon, bounds=None, method=None, n_candidates=1025, rand
         )
     rng = check_random_state(random_state)
     if method == "joint":
-        estimates = _joint(values, distinct, bounds, n_candidates, epsilon, rng)
+        estimates = joint_quantiles(values, distinct, bounds, n_candidates, epsilon, rng)
     else:
         estimates = _independent(values, distinct, bounds, n_candidates, epsilon, rng)
     found = dict(zip(distinct, estimates, strict=True))

@@ -17,7 +17,6 @@ import numpy as np
 import skdp.utils._quantiles as quantiles_module
 from skdp.mechanisms import above_threshold
 from skdp.mechanisms._joint import joint_exponential
-from skdp.tools._quantile import joint_inputs, joint_sensitivity
 from skdp.utils._audit import audit
 from skdp.utils._audit_quantiles import (
     JOINT_CANDIDATES,
@@ -30,6 +29,7 @@ from skdp.utils._audit_quantiles import (
     THRESHOLD_PAIR,
     joint_rank_inputs,
 )
+from skdp.utils._joint_quantiles import joint_inputs, joint_sensitivity
 from skdp.utils._quantiles import scan_quantile
 
 EPSILON = 1.0

@@ -80,12 +80,12 @@ def test_minmax_passes_a_large_audit():
 
 
 def test_audit_flags_quantiles_drawn_for_ten_times_epsilon(monkeypatch):
-    real = minmax_module.quantile
+    real = minmax_module.joint_quantiles
 
-    def too_little_noise(*args, epsilon, **kwargs):
-        return real(*args, epsilon=10 * epsilon, **kwargs)
+    def too_little_noise(values, fractions, bounds, n_candidates, epsilon, rng):
+        return real(values, fractions, bounds, n_candidates, 10 * epsilon, rng)
 
-    monkeypatch.setattr(minmax_module, "quantile", too_little_noise)
+    monkeypatch.setattr(minmax_module, "joint_quantiles", too_little_noise)
     result = audit_minmax(n_search=40, n_samples=200)
     assert not result.passed, str(result)
 

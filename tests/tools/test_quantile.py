@@ -9,7 +9,7 @@ import pytest
 from skdp import PrivacyLedger
 from skdp.mechanisms._joint import sequence_score
 from skdp.tools import quantile
-from skdp.tools._quantile import joint_inputs, joint_sensitivity
+from skdp.utils._joint_quantiles import joint_inputs, joint_sensitivity
 
 X = np.random.default_rng(0).normal(10.0, 3.0, size=3000)
 LEVELS = np.linspace(0, 1, 12)[1:-1]  # ten evenly spaced levels
