@@ -37,6 +37,8 @@ ALL_MODULES = [
     "skdp.frequent_patterns",
     "skdp.linear_model",
     "skdp.mechanisms",
+    "skdp.naive_bayes",
+    "skdp.preprocessing",
     "skdp.svm",
     "skdp.tools",
     "skdp.tree",

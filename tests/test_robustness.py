@@ -25,6 +25,8 @@ from skdp.linear_model import (
     FunctionalMechanismRegressor,
     ObjectivePerturbationLogistic,
 )
+from skdp.naive_bayes import GaussianNB
+from skdp.preprocessing import MinMaxScaler, StandardScaler
 from skdp.svm import PrivateSVM
 from skdp.tree import DPDecisionTree
 from skdp.utils._resources import ResourceLimitError
@@ -41,6 +43,10 @@ FAST = {
     DPKMeans: {"n_clusters": 2, "bounds": (-4.0, 4.0)},
     DPOPTICS: {"bounds": (-4.0, 4.0), "min_samples": 3},
     DPFrequentItemsets: {"top_k": 3},
+    GaussianNB: {"bounds": (-4.0, 4.0), "classes": [0, 1]},
+    # declared bounds are MinMaxScaler's answer at no spend: left undeclared to spend epsilon
+    MinMaxScaler: {},
+    StandardScaler: {"bounds": (-4.0, 4.0)},
 }
 NUMERIC = [cls for cls in FAST if cls is not DPFrequentItemsets]
 RNG = np.random.default_rng(0)
@@ -74,7 +80,9 @@ def _outputs(model, X):
         return model.frequent_itemsets_["support"].to_numpy(dtype=float)
     if hasattr(model, "predict"):
         return np.asarray(model.predict(X), dtype=float)
-    return np.asarray(model.labels_, dtype=float)
+    if hasattr(model, "labels_"):
+        return np.asarray(model.labels_, dtype=float)
+    return np.asarray(model.transform(X), dtype=float)
 
 
 def fit_outcome(estimator, X, keywords, *, y="auto", n_rows=None):
