@@ -111,7 +111,9 @@ def test_pair_selection_passes_large_audit():
 
 
 # the small-budget regime (skdp.tree._random_cuts): four records put the neighbour's
-# leaf at counts (1, 1) against (1, 0), where permute-and-flip's ratio is exactly e**eps.
+# leaf at counts (1, 1) against (1, 0), where permute-and-flip's ratio is exactly e**eps
+# (the cut is drawn from 4/3, 2 and 8/3, the middle half of five candidates: at 2 or 8/3,
+# two fits in three, the removed row at 1.5 shares the left leaf with the row at 0.5).
 # The release is the prediction at a point of each leaf (either regime, as the noisy
 # count picks one: the selected one on about 6% of fits here).
 SMALL_X = np.array([[0.5], [3.0], [3.5], [1.5]])

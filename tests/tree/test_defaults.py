@@ -60,15 +60,15 @@ def test_auto_depth_grows_with_the_data_and_an_int_is_an_upper_bound():
     fixed = DPDecisionTree(n_levels=3, classes=[0, 1, 2], random_state=0).fit(X, y)
     assert fixed.n_levels_ == 3
     assert fixed.epsilon_split_["n_samples"] == pytest.approx(COUNT_SHARE_TREE)
-    # a budget too small for any selection: public midpoint cuts node by node, three
-    # levels, every column cut once on a path (so at its root middle), all of it on labels
+    # a budget too small for any selection: public cuts node by node, three levels,
+    # every column cut once on a path (so in the middle half of its root), all on labels
     tiny = DPDecisionTree(
         n_levels=5, epsilon=0.1, bounds=(0.0, 8.0), classes=[0, 1, 2], random_state=0
     )
     tiny.fit(X, y)
     assert tiny.n_levels_ == 3 and tiny.epsilon_split_["selection"] == 0.0
     assert tiny.epsilon_split_["labels"] == pytest.approx(0.1 * (1 - COUNT_SHARE_TREE))
-    assert len(tiny.cuts_) == 7 and all(c["split"] == 4.0 for c in tiny.cuts_)
+    assert len(tiny.cuts_) == 7 and all(2.0 <= c["split"] <= 6.0 for c in tiny.cuts_)
 
 
 def test_selected_depth_never_drops_below_k_minus_one_cuts():
