@@ -6,5 +6,6 @@ and returns a release. Neighbouring relation: add/remove one element.
 """
 
 from skdp.tools._quantile import quantile
+from skdp.tools._statistics import count_nonzero, mean, std, sum, var
 
-__all__ = ["quantile"]
+__all__ = ["count_nonzero", "mean", "quantile", "std", "sum", "var"]

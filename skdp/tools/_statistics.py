@@ -1,0 +1,358 @@
+"""``skdp.tools`` means, variances, sums and counts: numpy-like private statistics.
+
+Each record is one element of a 1-D ``a`` or one row of a 2-D ``a``; the neighbouring
+relation is add/remove of one record. ``mean``, ``var`` and ``std`` post-process one
+release of :func:`skdp.utils._centred_sums.centred_sums` (a noisy count and
+midpoint-centred sums and squares); ``sum`` and ``count_nonzero`` need no count.
+Undeclared bounds are estimated privately with a recorded share of ``epsilon``
+(:func:`skdp.utils._bounds.estimate_public_inputs`). The mechanisms record every
+spend in the caller's active ledgers; the shares add up to ``epsilon``.
+"""
+
+import numpy as np
+
+from skdp.mechanisms import check_random_state, geometric, laplace
+from skdp.utils._bounds import estimate_public_inputs
+from skdp.utils._centred_sums import centred_sums
+from skdp.utils.validation import check_epsilon, split_budget, warn_clipped
+
+__all__ = ["count_nonzero", "mean", "std", "sum", "var"]
+
+# shares of what is left after any bounds estimate (those of the private StandardScaler)
+MEAN_WEIGHTS = {"count": 1.0, "sums": 2.0}
+VAR_WEIGHTS = {"count": 1.0, "sums": 2.0, "squares": 2.0}
+
+
+def _check_data(a, axis):
+    """``(X of shape (n, d), squeeze)``: rows are records; ``squeeze`` for 1-D input."""
+    try:
+        values = np.asarray(a, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"a must be numeric, got {type(a).__name__}: {exc}") from exc
+    if values.ndim not in (1, 2):
+        raise ValueError(f"a must be 1-D or 2-D (records in rows), got shape {values.shape}")
+    if not np.all(np.isfinite(values)):
+        raise ValueError("a holds NaN or infinite values; drop or impute them first")
+    allowed = (None, 0, -1) if values.ndim == 1 else (None, 0, -2)
+    if isinstance(axis, bool) or axis not in allowed:
+        raise ValueError(
+            f"axis must be None or 0 for {values.ndim}-D input, got {axis!r}: the records "
+            "are the rows, and a statistic per record (axis=1) cannot be private"
+        )
+    X = values.reshape(-1, 1) if values.ndim == 1 else values
+    return X, values.ndim == 1 or axis is None
+
+
+def _check_bounds(bounds, d):
+    if bounds is None:
+        return None
+    try:
+        lower, upper = (np.broadcast_to(np.asarray(b, dtype=float), (d,)) for b in bounds)
+        ok = np.all(np.isfinite(lower)) and np.all(np.isfinite(upper)) and np.all(lower < upper)
+    except (TypeError, ValueError):
+        ok = False
+    if not ok:
+        raise ValueError(
+            f"bounds must be None or a public (lower, upper) pair of finite scalars or "
+            f"arrays of shape ({d},) with lower < upper, got {bounds!r}"
+        )
+    return lower.copy(), upper.copy()
+
+
+def _bounds_and_budget(X, bounds, epsilon, rng, stacklevel):
+    """The public box (declared or estimated privately) and the epsilon left."""
+    if bounds is not None:
+        return bounds, epsilon
+    found = estimate_public_inputs(
+        epsilon, n_samples=X.shape[0], columns=X, stacklevel=stacklevel, random_state=rng
+    )
+    return found.bounds, found.remaining
+
+
+def _moments(a, axis, epsilon, bounds, random_state, weights):
+    X, squeeze = _check_data(a, axis)
+    epsilon, rng = check_epsilon(epsilon), check_random_state(random_state)
+    bounds, left = _bounds_and_budget(X, _check_bounds(bounds, X.shape[1]), epsilon, rng, 5)
+    split = split_budget(left, weights)
+    out = centred_sums(
+        X, *bounds, epsilon_count=split["count"], epsilon_sums=split["sums"],
+        epsilon_squares=split.get("squares"), stacklevel=4, random_state=rng,
+    )  # fmt: skip
+    mean = out.mean[0]
+    var = None if out.var is None else out.var[0]
+    if not squeeze:
+        return mean, var
+    # all values at once: post-processing of the per-column release
+    if var is None:
+        return float(np.mean(mean)), None
+    overall = np.mean(mean)
+    return float(overall), float(np.mean(var + mean**2) - overall**2)
+
+
+def mean(a, axis=None, *, epsilon, bounds=None, random_state=None):
+    """Private arithmetic mean, like :func:`numpy.mean`.
+
+    Parameters
+    ----------
+    a : array-like of shape (n,) or (n, d)
+        Finite values, one record per element (1-D) or per row (2-D).
+    axis : None or int, default=None
+        None: the mean of all values; 0: one per column of a 2-D ``a``. Other axes
+        would give one output per record and raise.
+    epsilon : float
+        Privacy budget of the whole call (> 0).
+    bounds : None or (lower, upper), default=None
+        Public bounds, scalars or arrays of shape ``(d,)``, ``lower < upper``; values
+        outside are clipped. None estimates them privately with a share of
+        ``epsilon`` (:func:`skdp.utils._bounds.estimate_public_inputs`: 5% on a noisy
+        count, then 10% to 60% on the bounds, by how many records there are).
+    random_state : None, int or numpy.random.Generator, default=None
+        See :func:`skdp.mechanisms.check_random_state`; None for real releases.
+
+    Returns
+    -------
+    float or ndarray of shape (d,)
+        Inside the bounds.
+
+    See Also
+    --------
+    var : The private variance, from the same kind of release.
+    sum : The private sum, which needs no count.
+
+    Notes
+    -----
+    **Privacy**: ``epsilon``-DP under add/remove of one record (one element of a 1-D
+    ``a``, one row of a 2-D ``a``). What is left after any bounds estimate is split
+    ``1 : 2`` between a noisy count ``n~`` (discrete Laplace, sensitivity 1) and the
+    midpoint-centred sums ``T_j = sum_i (x_ij - c_j) / h_j`` of the clipped values
+    (``c_j``, ``h_j`` the midpoint and half-range of the bounds): one record moves
+    ``(T_j)_j`` by at most ``d`` in L1 (``|t_ij| <= 1``), so one Laplace release at
+    sensitivity ``d`` (:func:`skdp.utils._centred_sums.centred_sums`). The mean is
+    ``c + h clip(T~ / n~, -1, 1)``, post-processing; ``axis=None`` on 2-D input
+    averages the column means. The exact count is never released. diffprivlib's
+    ``(u - l) / n`` uses the exact ``n`` (substitution neighbours); the centred sum's
+    ``h = (u - l) / 2`` is the add/remove sensitivity.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdp.tools import mean
+    >>> ages = np.random.default_rng(0).integers(17, 91, size=5000)
+    >>> round(float(ages.mean()), 2)
+    53.62
+    >>> round(mean(ages, epsilon=0.5, bounds=(0, 100), random_state=0), 2)
+    53.66
+    """
+    return _moments(a, axis, epsilon, bounds, random_state, MEAN_WEIGHTS)[0]
+
+
+def var(a, axis=None, *, epsilon, bounds=None, random_state=None):
+    """Private variance (``ddof=0``), like :func:`numpy.var`.
+
+    Parameters
+    ----------
+    a : array-like of shape (n,) or (n, d)
+        Finite values, one record per element (1-D) or per row (2-D).
+    axis : None or int, default=None
+        None: the variance of all values; 0: one per column of a 2-D ``a``.
+    epsilon : float
+        Privacy budget of the whole call (> 0).
+    bounds : None or (lower, upper), default=None
+        Public bounds (scalars or arrays of shape ``(d,)``), or None: estimated
+        privately with a share of ``epsilon``, as in :func:`mean`.
+    random_state : None, int or numpy.random.Generator, default=None
+        See :func:`skdp.mechanisms.check_random_state`.
+
+    Returns
+    -------
+    float or ndarray of shape (d,)
+        In ``[floor h^2, h^2]`` per column, ``h`` the half-range of the bounds.
+
+    See Also
+    --------
+    mean : The private mean.
+    std : The square root of this variance.
+
+    Notes
+    -----
+    **Privacy**: ``epsilon``-DP under add/remove of one record. What is left after
+    any bounds estimate is split ``1 : 2 : 2`` between the noisy count (sensitivity
+    1), the centred sums (L1 sensitivity ``d``, as in :func:`mean`) and the centred
+    squares ``R_j = sum_i (t_ij^2 - 1/2)``, which one record moves by at most
+    ``d / 2`` in L1 since ``t^2`` lies in ``[0, 1]``
+    (:func:`skdp.utils._centred_sums.centred_sums`). The variance is
+    ``h^2 (R~ / n~ + 1/2 - m^2)`` around the private mean ``m``, clipped to a public
+    floor and ``h^2``: post-processing. ``axis=None`` on 2-D input combines the
+    column means and variances (``mean(var_j + m_j^2) - mean(m_j)^2``). No exact count
+    is released.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdp.tools import var
+    >>> x = np.random.default_rng(0).normal(5.0, 2.0, size=5000)
+    >>> round(float(x.var()), 2)
+    3.96
+    >>> round(var(x, epsilon=1.0, bounds=(-5, 15), random_state=0), 1)
+    4.0
+    """
+    return _moments(a, axis, epsilon, bounds, random_state, VAR_WEIGHTS)[1]
+
+
+def std(a, axis=None, *, epsilon, bounds=None, random_state=None):
+    """Private standard deviation (``ddof=0``), like :func:`numpy.std`.
+
+    The square root of :func:`var` (post-processing): same parameters, privacy and
+    sensitivities.
+
+    Parameters
+    ----------
+    a : array-like of shape (n,) or (n, d)
+        Finite values, one record per element (1-D) or per row (2-D).
+    axis : None or int, default=None
+        None: of all values; 0: one per column of a 2-D ``a``.
+    epsilon : float
+        Privacy budget of the whole call (> 0).
+    bounds : None or (lower, upper), default=None
+        Public bounds, or None (estimated privately, as in :func:`mean`).
+    random_state : None, int or numpy.random.Generator, default=None
+        See :func:`skdp.mechanisms.check_random_state`.
+
+    Returns
+    -------
+    float or ndarray of shape (d,)
+        Non-negative.
+
+    See Also
+    --------
+    var : The private variance.
+
+    Notes
+    -----
+    **Privacy**: ``epsilon``-DP under add/remove of one record; see :func:`var` for
+    the split and the sensitivities (count 1, centred sums ``d``, centred squares
+    ``d / 2``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdp.tools import std
+    >>> X = np.random.default_rng(0).normal([0.0, 10.0], [1.0, 3.0], size=(5000, 2))
+    >>> X.std(axis=0).round(1)
+    array([1., 3.])
+    >>> std(X, axis=0, epsilon=1.0, bounds=([-5, -5], [5, 25]), random_state=0).round(1)
+    array([1. , 2.9])
+    """
+    v = _moments(a, axis, epsilon, bounds, random_state, VAR_WEIGHTS)[1]
+    return float(np.sqrt(v)) if np.ndim(v) == 0 else np.sqrt(v)
+
+
+def sum(a, axis=None, *, epsilon, bounds=None, random_state=None):
+    """Private sum of the clipped values, like :func:`numpy.sum`.
+
+    Parameters
+    ----------
+    a : array-like of shape (n,) or (n, d)
+        Finite values, one record per element (1-D) or per row (2-D).
+    axis : None or int, default=None
+        None: the sum of all values; 0: one per column of a 2-D ``a``.
+    epsilon : float
+        Privacy budget of the whole call (> 0).
+    bounds : None or (lower, upper), default=None
+        Public bounds, or None (estimated privately, as in :func:`mean`).
+    random_state : None, int or numpy.random.Generator, default=None
+        See :func:`skdp.mechanisms.check_random_state`.
+
+    Returns
+    -------
+    float or ndarray of shape (d,)
+        The noisy sum of the clipped values.
+
+    See Also
+    --------
+    mean : The private mean.
+
+    Notes
+    -----
+    **Privacy**: ``epsilon``-DP under add/remove of one record. Adding a record adds
+    its clipped values: column ``j`` moves by at most ``m_j = max(|l_j|, |u_j|)``
+    (not ``u_j - l_j``: that is the substitution sensitivity, and understated under
+    add/remove when the range excludes 0). The sums are released scaled,
+    ``sum_i x_ij / m_j``, whose vector one record moves by at most ``d`` in L1: one
+    Laplace release at sensitivity ``d``, i.e. noise of scale ``d m_j / epsilon`` on
+    column ``j`` (the same relative noise on every column). ``axis=None`` on 2-D
+    input adds the column sums. No count is needed, so none is released (beyond the
+    noisy count of a bounds estimate).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdp.tools import sum
+    >>> hours = np.random.default_rng(0).integers(0, 61, size=1000)
+    >>> int(hours.sum())
+    30971
+    >>> round(sum(hours, epsilon=1.0, bounds=(0, 60), random_state=0))
+    31009
+    """
+    X, squeeze = _check_data(a, axis)
+    epsilon, rng = check_epsilon(epsilon), check_random_state(random_state)
+    (lower, upper), left = _bounds_and_budget(
+        X, _check_bounds(bounds, X.shape[1]), epsilon, rng, 4
+    )
+    clipped = np.clip(X, lower, upper)
+    warn_clipped(int(np.count_nonzero(clipped != X)), X.size, stacklevel=3)
+    scale = np.maximum(np.abs(lower), np.abs(upper))
+    exact = np.clip(clipped / scale, -1.0, 1.0).sum(axis=0)  # |x / m| <= 1 despite rounding
+    sums = laplace(exact, sensitivity=X.shape[1], epsilon=left, random_state=rng) * scale
+    return float(np.sum(sums)) if squeeze else sums
+
+
+def count_nonzero(a, axis=None, *, epsilon, random_state=None):
+    """Private number of non-zero values, like :func:`numpy.count_nonzero`.
+
+    Parameters
+    ----------
+    a : array-like of shape (n,) or (n, d)
+        Finite values, one record per element (1-D) or per row (2-D).
+    axis : None or int, default=None
+        None: of all values; 0: one count per column of a 2-D ``a``.
+    epsilon : float
+        Privacy budget of the whole call (> 0).
+    random_state : None, int or numpy.random.Generator, default=None
+        See :func:`skdp.mechanisms.check_random_state`.
+
+    Returns
+    -------
+    int or ndarray of shape (d,) of int
+        Noisy counts (discrete, may be negative for tiny counts: no clipping, so
+        they stay unbiased).
+
+    See Also
+    --------
+    sum : The private sum.
+
+    Notes
+    -----
+    **Privacy**: ``epsilon``-DP under add/remove of one record. One record moves the
+    count of each column by at most 1, the vector of the ``d`` column counts by at
+    most ``d`` in L1 (and the total by at most ``d``): one discrete Laplace release
+    (:func:`skdp.mechanisms.geometric`) at sensitivity ``d``. No bounds are needed.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdp.tools import count_nonzero
+    >>> x = np.random.default_rng(0).integers(0, 3, size=1000)
+    >>> int(np.count_nonzero(x))
+    685
+    >>> int(count_nonzero(x, epsilon=1.0, random_state=0))
+    685
+    """
+    X, squeeze = _check_data(a, axis)
+    epsilon, rng = check_epsilon(epsilon), check_random_state(random_state)
+    d = X.shape[1]
+    if squeeze:
+        exact = np.int64(np.count_nonzero(X))
+        return int(geometric(exact, sensitivity=d, epsilon=epsilon, random_state=rng))
+    exact = np.count_nonzero(X, axis=0).astype(np.int64)
+    return np.asarray(geometric(exact, sensitivity=d, epsilon=epsilon, random_state=rng))

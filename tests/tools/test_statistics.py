@@ -1,0 +1,103 @@
+"""skdp.tools mean, var, std, sum and count_nonzero: numpy-like private statistics."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+from skdp import PrivacyLedger
+from skdp.tools import count_nonzero, mean, std, sum, var
+
+RNG = np.random.default_rng(0)
+X = RNG.normal([0.0, 10.0, -3.0], [1.0, 3.0, 0.5], size=(20000, 3))
+BOUNDS = ([-5.0, -5.0, -6.0], [5.0, 25.0, 0.0])
+FUNCTIONS = [mean, var, std, sum]
+
+
+@pytest.mark.parametrize("function", [*FUNCTIONS, count_nonzero], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("bounds", [None, BOUNDS], ids=["estimated", "declared"])
+@pytest.mark.parametrize("axis", [None, 0])
+def test_spends_exactly_epsilon_in_the_callers_ledger(function, bounds, axis):
+    options = {} if function is count_nonzero else {"bounds": bounds}
+    with PrivacyLedger() as ledger:
+        function(X[:2000], axis, epsilon=0.7, random_state=0, **options)
+    assert ledger.total.epsilon == pytest.approx(0.7, rel=1e-12)
+
+
+@pytest.mark.parametrize("function", FUNCTIONS, ids=lambda f: f.__name__)
+def test_close_to_numpy_per_column_and_overall(function):
+    reference = getattr(np, function.__name__)
+    for axis in (0, None):
+        got = function(X, axis, epsilon=5.0, bounds=BOUNDS, random_state=1)
+        truth = reference(X, axis=axis)
+        assert np.shape(got) == np.shape(truth)
+        scale = 1e-3 * X.shape[0] * 30 if function is sum else 0.05 * np.abs(truth).max() + 0.02
+        np.testing.assert_allclose(got, truth, atol=scale)
+
+
+def test_one_d_input_gives_a_float_and_estimated_bounds_work():
+    x = X[:, 1]
+    for function in FUNCTIONS:
+        got = function(x, epsilon=2.0, random_state=0)
+        assert isinstance(got, float)
+        assert got == pytest.approx(getattr(np, function.__name__)(x), rel=0.1)
+    assert isinstance(count_nonzero(x, epsilon=1.0, random_state=0), int)
+
+
+def test_count_nonzero_per_column():
+    Z = np.zeros((5000, 2))
+    Z[:1000, 0] = 1.0
+    got = count_nonzero(Z, axis=0, epsilon=2.0, random_state=0)
+    assert got.shape == (2,) and got.dtype.kind == "i"
+    np.testing.assert_allclose(got, [1000, 0], atol=15)
+
+
+def test_the_noise_is_fresh_and_seeded():
+    first = mean(X, 0, epsilon=1.0, bounds=BOUNDS, random_state=3)
+    np.testing.assert_array_equal(first, mean(X, 0, epsilon=1.0, bounds=BOUNDS, random_state=3))
+    assert not np.array_equal(first, mean(X, 0, epsilon=1.0, bounds=BOUNDS, random_state=4))
+    # the release is noisy: not the exact mean of the clipped values
+    assert not np.allclose(first, X.mean(axis=0), atol=1e-9)
+
+
+def test_sum_uses_the_add_remove_sensitivity():
+    """A range that excludes 0: one record moves the sum by up to max(|l|, |u|) = 10,
+    not u - l = 1; the noise is scaled to it (spread of 400 draws at epsilon 1)."""
+    x = np.full(100, 9.5)
+    draws = [sum(x, epsilon=1.0, bounds=(9.0, 10.0), random_state=s) for s in range(400)]
+    assert 8 < np.std(draws) < 20  # Laplace(10) has std 14.1; Laplace(1) 1.41
+
+
+def test_values_are_clipped_to_the_bounds():
+    x = np.array([0.0] * 500 + [1000.0] * 500)
+    with pytest.warns(UserWarning, match="clipped"):
+        got = mean(x, epsilon=5.0, bounds=(0.0, 10.0), random_state=0)
+    assert 4 < got <= 10
+
+
+def test_variance_is_positive_and_within_the_box():
+    got = var(np.ones(50), epsilon=0.5, bounds=(0.0, 2.0), random_state=0)
+    assert 0 < got <= 1.0
+
+
+@pytest.mark.parametrize("function", [*FUNCTIONS, count_nonzero], ids=lambda f: f.__name__)
+def test_rejects_bad_input(function):
+    with pytest.raises(ValueError, match="axis"):
+        function(X, 1, epsilon=1.0)
+    with pytest.raises(ValueError, match="NaN"):
+        function([1.0, np.nan], epsilon=1.0)
+    with pytest.raises(ValueError, match="1-D or 2-D"):
+        function(np.ones((2, 2, 2)), epsilon=1.0)
+    with pytest.raises(ValueError, match="epsilon"):
+        function(X, epsilon=0.0)
+    if function is not count_nonzero:
+        for bounds in [(1.0, 0.0), (0.0, np.inf), ([0, 0], [1, 1]), "ab"]:
+            with pytest.raises(ValueError, match="bounds"):
+                function(X, epsilon=1.0, bounds=bounds)
+
+
+def test_empty_input_gives_a_finite_release():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        for function in FUNCTIONS:
+            assert np.isfinite(function([], epsilon=1.0, random_state=0))
