@@ -5,7 +5,17 @@ data, an ``epsilon`` and public parameters, records its spend to the active ledg
 and returns a release. Neighbouring relation: add/remove one element.
 """
 
+from skdp.tools._histogram import histogram, histogramdd
 from skdp.tools._quantile import quantile
 from skdp.tools._statistics import count_nonzero, mean, std, sum, var
 
-__all__ = ["count_nonzero", "mean", "quantile", "std", "sum", "var"]
+__all__ = [
+    "count_nonzero",
+    "histogram",
+    "histogramdd",
+    "mean",
+    "quantile",
+    "std",
+    "sum",
+    "var",
+]

@@ -7,6 +7,9 @@ chosen to move the released statistic by its whole sensitivity:
   9.5 and the extra one at 10. Adding it moves the sum by ``10 = max(|l|, |u|)``, the
   add/remove sensitivity, ten times the substitution sensitivity ``u - l``;
 * ``count_nonzero``: three zeros and the extra record 1 (sensitivity 1);
+* ``histogram`` on the public bins ``[0, 1), [1, 2]``: three records at 0.5 and the
+  extra one at 1.5, alone in its bin (sensitivity 1); the audit sees that bin's
+  noisy count;
 * ``mean`` and ``var`` with bounds ``[-1, 1]``: three records at -1 and the extra one
   at 1 (it moves the count by 1 and the centred sum by ``h = 1``); the audit sees the
   post-processed mean or variance, which carries the whole budget.
@@ -17,9 +20,10 @@ Mutants that draw the noise for 10x the epsilon they record must be flagged.
 import numpy as np
 import pytest
 
+import skdp.tools._histogram as histogram_module
 import skdp.tools._statistics as module
 import skdp.utils._centred_sums as sums_module
-from skdp.tools import count_nonzero, mean, sum, var
+from skdp.tools import count_nonzero, histogram, mean, sum, var
 from skdp.utils._audit import audit
 
 EPSILON = 1.0
@@ -31,6 +35,10 @@ CASES = {
     "count_nonzero": (
         lambda x, rng: count_nonzero(x, epsilon=EPSILON, random_state=rng),
         np.array([0.0, 0.0, 0.0, 1.0]),
+    ),
+    "histogram": (
+        lambda x, rng: histogram(x, bins=[0, 1, 2], epsilon=EPSILON, random_state=rng)[0][1],
+        np.array([0.5, 0.5, 0.5, 1.5]),
     ),
     "mean": (
         lambda x, rng: mean(x, epsilon=EPSILON, bounds=(-1.0, 1.0), random_state=rng),
@@ -90,6 +98,10 @@ def count_too_little_noise(monkeypatch):
     _tenfold(monkeypatch, module, "geometric")
 
 
+def histogram_too_little_noise(monkeypatch):
+    _tenfold(monkeypatch, histogram_module, "geometric")
+
+
 def moments_too_little_noise(monkeypatch):
     _tenfold(monkeypatch, sums_module, "laplace")
     _tenfold(monkeypatch, sums_module, "geometric")
@@ -100,6 +112,7 @@ def moments_too_little_noise(monkeypatch):
     [
         (sum_too_little_noise, "sum"),
         (count_too_little_noise, "count_nonzero"),
+        (histogram_too_little_noise, "histogram"),
         (moments_too_little_noise, "mean"),
     ],
 )

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from skdp import PrivacyLedger
-from skdp.tools import count_nonzero, mean, std, sum, var
+from skdp.tools import count_nonzero, histogram, histogramdd, mean, std, sum, var
 
 RNG = np.random.default_rng(0)
 X = RNG.normal([0.0, 10.0, -3.0], [1.0, 3.0, 0.5], size=(20000, 3))
@@ -101,3 +101,49 @@ def test_empty_input_gives_a_finite_release():
         warnings.simplefilter("ignore", UserWarning)
         for function in FUNCTIONS:
             assert np.isfinite(function([], epsilon=1.0, random_state=0))
+
+
+def test_histogram_has_numpys_shape_and_spends_epsilon():
+    x = X[:, 1]
+    with PrivacyLedger() as ledger:
+        hist, edges = histogram(x, bins=12, range=(-5, 25), epsilon=0.5, random_state=0)
+    assert ledger.total.epsilon == pytest.approx(0.5, rel=1e-12)
+    truth, true_edges = np.histogram(x, bins=12, range=(-5, 25))
+    assert hist.shape == truth.shape and hist.dtype == np.int64
+    np.testing.assert_array_equal(edges, true_edges)
+    np.testing.assert_allclose(hist, truth, atol=40)
+    hist, edges = histogram(x, bins=[-5, 0, 10, 25], epsilon=0.5, random_state=0)
+    np.testing.assert_allclose(hist, np.histogram(x, bins=[-5, 0, 10, 25])[0], atol=40)
+
+
+def test_every_bin_is_noised_the_empty_ones_too():
+    draws = [
+        histogram(np.zeros(10), bins=2, range=(5, 7), epsilon=1.0, random_state=s)[0]
+        for s in range(50)
+    ]
+    assert np.any(np.asarray(draws) != 0)
+
+
+def test_histogramdd_has_numpys_shape():
+    with PrivacyLedger() as ledger:
+        H, edges = histogramdd(X[:, :2], bins=(3, [0, 10, 20]), range=[(-3, 3), None],
+                               epsilon=1.0, random_state=0)  # fmt: skip
+    assert ledger.total.epsilon == pytest.approx(1.0, rel=1e-12)
+    truth = np.histogramdd(X[:, :2], bins=[np.linspace(-3, 3, 4), [0, 10, 20]])[0]
+    assert H.shape == (3, 2) and len(edges) == 2
+    np.testing.assert_allclose(H, truth, atol=40)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: histogram(X[:, 0], bins=5, epsilon=1.0),  # no public range
+        lambda: histogram(X[:, 0], bins=[1, 0], epsilon=1.0),
+        lambda: histogram(X, bins=[0, 1], epsilon=1.0),
+        lambda: histogramdd(X, bins=3, epsilon=1.0),
+        lambda: histogramdd(X, bins=3, range=[(0, 1)], epsilon=1.0),
+    ],
+)
+def test_histograms_need_public_bins(call):
+    with pytest.raises(ValueError):
+        call()
