@@ -6,6 +6,7 @@ and returns a release. Neighbouring relation: add/remove one element.
 """
 
 from skdp.tools._histogram import histogram, histogramdd
+from skdp.tools._percentile import median, percentile
 from skdp.tools._quantile import quantile
 from skdp.tools._statistics import count_nonzero, mean, std, sum, var
 
@@ -14,6 +15,8 @@ __all__ = [
     "histogram",
     "histogramdd",
     "mean",
+    "median",
+    "percentile",
     "quantile",
     "std",
     "sum",

@@ -6,7 +6,18 @@ import numpy as np
 import pytest
 
 from skdp import PrivacyLedger
-from skdp.tools import count_nonzero, histogram, histogramdd, mean, std, sum, var
+from skdp.tools import (
+    count_nonzero,
+    histogram,
+    histogramdd,
+    mean,
+    median,
+    percentile,
+    quantile,
+    std,
+    sum,
+    var,
+)
 
 RNG = np.random.default_rng(0)
 X = RNG.normal([0.0, 10.0, -3.0], [1.0, 3.0, 0.5], size=(20000, 3))
@@ -147,3 +158,26 @@ def test_histogramdd_has_numpys_shape():
 def test_histograms_need_public_bins(call):
     with pytest.raises(ValueError):
         call()
+
+
+def test_median_and_percentile_wrap_quantile():
+    x = X[:, 1]
+    assert median(x, epsilon=1.0, bounds=(-5, 25), random_state=0) == quantile(
+        x, 0.5, epsilon=1.0, bounds=(-5, 25), random_state=0
+    )
+    np.testing.assert_array_equal(
+        percentile(x, [10, 90], epsilon=1.0, bounds=(-5, 25), random_state=0),
+        quantile(x, [0.1, 0.9], epsilon=1.0, bounds=(-5, 25), random_state=0),
+    )
+
+
+def test_median_and_percentile_per_column_split_epsilon():
+    with PrivacyLedger() as ledger:
+        got = median(X, 0, epsilon=1.0, bounds=BOUNDS, random_state=0)
+    assert ledger.total.epsilon == pytest.approx(1.0, rel=1e-12)
+    np.testing.assert_allclose(got, np.median(X, axis=0), atol=0.1)
+    got = percentile(X, [10, 90], 0, epsilon=3.0, random_state=0)
+    assert got.shape == (2, 3)
+    np.testing.assert_allclose(got, np.percentile(X, [10, 90], axis=0), rtol=0.25, atol=0.2)
+    with pytest.raises(ValueError, match="axis"):
+        median(X, epsilon=1.0)
