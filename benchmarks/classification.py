@@ -7,6 +7,7 @@
 
 from sklearn.compose import make_column_transformer
 from sklearn.linear_model import LogisticRegression
+from sklearn.naive_bayes import GaussianNB as SklearnGaussianNB
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import OrdinalEncoder
 from sklearn.svm import SVC, LinearSVC
@@ -16,6 +17,7 @@ from benchmarks import utility
 from benchmarks._encoding import encoded, encoded_bounds, encoded_norm_bound, has_public_bounds
 from benchmarks._registry import Entry
 from skdp.linear_model import FunctionalMechanismClassifier, ObjectivePerturbationLogistic
+from skdp.naive_bayes import GaussianNB
 from skdp.svm import PrivateSVM
 from skdp.tree import DPDecisionTree
 
@@ -133,6 +135,43 @@ ENTRIES += [
         ("FunctionalMechanismClassifier", _functional_mechanism),
     )
 ]
+
+
+def _naive_bayes(task, epsilon, seed):
+    lower, upper = encoded_bounds(task)
+    model = GaussianNB(
+        epsilon=epsilon, bounds=(lower, upper), classes=task.public["classes"],
+        random_state=seed,
+    )  # fmt: skip
+    return encoded(task, model)
+
+
+def _sklearn_naive_bayes(task, seed):
+    return encoded(task, SklearnGaussianNB())
+
+
+def _diffprivlib_naive_bayes(task, epsilon, seed):
+    from diffprivlib.models import GaussianNB as DiffprivlibGaussianNB
+
+    lower, upper = encoded_bounds(task)
+    model = DiffprivlibGaussianNB(
+        epsilon=epsilon, bounds=(lower, upper), classes=task.public["classes"],
+        random_state=seed,
+    )  # fmt: skip
+    return encoded(task, model)
+
+
+ENTRIES.append(
+    Entry(
+        name="GaussianNB",
+        task="classification",
+        private=_naive_bayes,
+        baseline=_sklearn_naive_bayes,
+        baseline_name="GaussianNB",
+        diffprivlib=_diffprivlib_naive_bayes,
+        supports=has_public_bounds,
+    )
+)
 
 
 def rbf_gamma(task):
