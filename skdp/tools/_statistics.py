@@ -14,6 +14,7 @@ import numpy as np
 from skdp.mechanisms import check_random_state, geometric, laplace
 from skdp.utils._bounds import estimate_public_inputs
 from skdp.utils._centred_sums import centred_sums
+from skdp.utils._stats import is_dask_collection
 from skdp.utils.validation import check_epsilon, split_budget, warn_clipped
 
 __all__ = ["count_nonzero", "mean", "std", "sum", "var"]
@@ -24,14 +25,19 @@ VAR_WEIGHTS = {"count": 1.0, "sums": 2.0, "squares": 2.0}
 
 
 def _check_data(a, axis):
-    """``(X of shape (n, d), squeeze)``: rows are records; ``squeeze`` for 1-D input."""
+    """``(X of shape (n, d), squeeze)``: rows are records; ``squeeze`` for 1-D input.
+
+    A dask array stays lazy: its blocks are summed where they live, and NaN or
+    infinite values raise when the noise is added to their sums.
+    """
+    dask_input = is_dask_collection(a) and hasattr(a, "blocks")
     try:
-        values = np.asarray(a, dtype=float)
+        values = a.astype(float) if dask_input else np.asarray(a, dtype=float)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"a must be numeric, got {type(a).__name__}: {exc}") from exc
     if values.ndim not in (1, 2):
         raise ValueError(f"a must be 1-D or 2-D (records in rows), got shape {values.shape}")
-    if not np.all(np.isfinite(values)):
+    if not dask_input and not np.all(np.isfinite(values)):
         raise ValueError("a holds NaN or infinite values; drop or impute them first")
     allowed = (None, 0, -1) if values.ndim == 1 else (None, 0, -2)
     if isinstance(axis, bool) or axis not in allowed:
@@ -63,6 +69,8 @@ def _bounds_and_budget(X, bounds, epsilon, rng, stacklevel):
     """The public box (declared or estimated privately) and the epsilon left."""
     if bounds is not None:
         return bounds, epsilon
+    if is_dask_collection(X):
+        raise ValueError("dask input needs public bounds=(lower, upper)")
     found = estimate_public_inputs(
         epsilon, n_samples=X.shape[0], columns=X, stacklevel=stacklevel, random_state=rng
     )
@@ -94,8 +102,9 @@ def mean(a, axis=None, *, epsilon, bounds=None, random_state=None):
 
     Parameters
     ----------
-    a : array-like of shape (n,) or (n, d)
-        Finite values, one record per element (1-D) or per row (2-D).
+    a : array-like or dask array of shape (n,) or (n, d)
+        Finite values, one record per element (1-D) or per row (2-D). A dask array is
+        summed block by block where it lives (declare ``bounds``).
     axis : None or int, default=None
         None: the mean of all values; 0: one per column of a 2-D ``a``. Other axes
         would give one output per record and raise.
@@ -151,8 +160,9 @@ def var(a, axis=None, *, epsilon, bounds=None, random_state=None):
 
     Parameters
     ----------
-    a : array-like of shape (n,) or (n, d)
-        Finite values, one record per element (1-D) or per row (2-D).
+    a : array-like or dask array of shape (n,) or (n, d)
+        Finite values, one record per element (1-D) or per row (2-D). A dask array is
+        summed block by block where it lives (declare ``bounds``).
     axis : None or int, default=None
         None: the variance of all values; 0: one per column of a 2-D ``a``.
     epsilon : float
@@ -207,8 +217,9 @@ def std(a, axis=None, *, epsilon, bounds=None, random_state=None):
 
     Parameters
     ----------
-    a : array-like of shape (n,) or (n, d)
-        Finite values, one record per element (1-D) or per row (2-D).
+    a : array-like or dask array of shape (n,) or (n, d)
+        Finite values, one record per element (1-D) or per row (2-D). A dask array is
+        summed block by block where it lives (declare ``bounds``).
     axis : None or int, default=None
         None: of all values; 0: one per column of a 2-D ``a``.
     epsilon : float
@@ -252,8 +263,9 @@ def sum(a, axis=None, *, epsilon, bounds=None, random_state=None):
 
     Parameters
     ----------
-    a : array-like of shape (n,) or (n, d)
-        Finite values, one record per element (1-D) or per row (2-D).
+    a : array-like or dask array of shape (n,) or (n, d)
+        Finite values, one record per element (1-D) or per row (2-D). A dask array is
+        summed block by block where it lives (declare ``bounds``).
     axis : None or int, default=None
         None: the sum of all values; 0: one per column of a 2-D ``a``.
     epsilon : float
@@ -300,9 +312,9 @@ def sum(a, axis=None, *, epsilon, bounds=None, random_state=None):
         X, _check_bounds(bounds, X.shape[1]), epsilon, rng, 4
     )
     clipped = np.clip(X, lower, upper)
-    warn_clipped(int(np.count_nonzero(clipped != X)), X.size, stacklevel=3)
+    warn_clipped(int(np.count_nonzero(clipped != X)), int(np.prod(X.shape)), stacklevel=3)
     scale = np.maximum(np.abs(lower), np.abs(upper))
-    exact = np.clip(clipped / scale, -1.0, 1.0).sum(axis=0)  # |x / m| <= 1 despite rounding
+    exact = np.asarray(np.clip(clipped / scale, -1.0, 1.0).sum(axis=0))  # |x / m| <= 1
     sums = laplace(exact, sensitivity=X.shape[1], epsilon=left, random_state=rng) * scale
     return float(np.sum(sums)) if squeeze else sums
 
@@ -312,8 +324,9 @@ def count_nonzero(a, axis=None, *, epsilon, random_state=None):
 
     Parameters
     ----------
-    a : array-like of shape (n,) or (n, d)
-        Finite values, one record per element (1-D) or per row (2-D).
+    a : array-like or dask array of shape (n,) or (n, d)
+        Finite values, one record per element (1-D) or per row (2-D). A dask array is
+        summed block by block where it lives.
     axis : None or int, default=None
         None: of all values; 0: one count per column of a 2-D ``a``.
     epsilon : float
@@ -352,7 +365,7 @@ def count_nonzero(a, axis=None, *, epsilon, random_state=None):
     epsilon, rng = check_epsilon(epsilon), check_random_state(random_state)
     d = X.shape[1]
     if squeeze:
-        exact = np.int64(np.count_nonzero(X))
+        exact = np.int64(np.asarray(np.count_nonzero(X)))
         return int(geometric(exact, sensitivity=d, epsilon=epsilon, random_state=rng))
-    exact = np.count_nonzero(X, axis=0).astype(np.int64)
+    exact = np.asarray(np.count_nonzero(X, axis=0)).astype(np.int64)
     return np.asarray(geometric(exact, sensitivity=d, epsilon=epsilon, random_state=rng))

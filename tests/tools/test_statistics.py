@@ -2,6 +2,7 @@
 
 import warnings
 
+import dask.array as da
 import numpy as np
 import pytest
 
@@ -181,3 +182,21 @@ def test_median_and_percentile_per_column_split_epsilon():
     np.testing.assert_allclose(got, np.percentile(X, [10, 90], axis=0), rtol=0.25, atol=0.2)
     with pytest.raises(ValueError, match="axis"):
         median(X, epsilon=1.0)
+
+
+@pytest.mark.parametrize("function", [*FUNCTIONS, count_nonzero], ids=lambda f: f.__name__)
+def test_dask_input_gives_the_numpy_release(function):
+    """The sums are added up block by block; same seed, same release as numpy."""
+    options = {} if function is count_nonzero else {"bounds": BOUNDS}
+    remote = da.from_array(X[:4000], chunks=(1000, 3))
+    for axis in (0, None):
+        np.testing.assert_allclose(
+            function(remote, axis, epsilon=1.0, random_state=0, **options),
+            function(X[:4000], axis, epsilon=1.0, random_state=0, **options),
+            rtol=1e-9,
+        )
+    if function is not count_nonzero:
+        with pytest.raises(ValueError, match="bounds"):
+            function(remote, epsilon=1.0)
+        with pytest.raises(ValueError, match="finite"):
+            function(da.from_array(np.array([[1.0], [np.nan]])), epsilon=1.0, bounds=(0, 2))
