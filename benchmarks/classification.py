@@ -138,9 +138,8 @@ ENTRIES += [
 
 
 def _naive_bayes(task, epsilon, seed):
-    lower, upper = encoded_bounds(task)
     model = GaussianNB(
-        epsilon=epsilon, bounds=(lower, upper), classes=task.public["classes"],
+        epsilon=epsilon, bounds=encoded_bounds(task), classes=task.public["classes"],
         random_state=seed,
     )  # fmt: skip
     return encoded(task, model)
@@ -153,9 +152,8 @@ def _sklearn_naive_bayes(task, seed):
 def _diffprivlib_naive_bayes(task, epsilon, seed):
     from diffprivlib.models import GaussianNB as DiffprivlibGaussianNB
 
-    lower, upper = encoded_bounds(task)
     model = DiffprivlibGaussianNB(
-        epsilon=epsilon, bounds=(lower, upper), classes=task.public["classes"],
+        epsilon=epsilon, bounds=encoded_bounds(task), classes=task.public["classes"],
         random_state=seed,
     )  # fmt: skip
     return encoded(task, model)
