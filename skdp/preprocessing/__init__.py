@@ -5,6 +5,7 @@ Pipeline needs no hand-set ranges; :func:`skdp.privacy_spent` sums the two budge
 """
 
 from skdp.preprocessing._minmax import MinMaxScaler
+from skdp.preprocessing._robust import RobustScaler
 from skdp.preprocessing._standard import StandardScaler
 
-__all__ = ["MinMaxScaler", "StandardScaler"]
+__all__ = ["MinMaxScaler", "RobustScaler", "StandardScaler"]

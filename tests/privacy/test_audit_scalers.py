@@ -17,6 +17,8 @@ sensitivity (``d = 1``). The audited statistics are ``mean_`` (noisy sum over no
 count) and ``var_``. A mutant whose count, sums and squares are noised for 10x the
 epsilon they record must be flagged. (The private box of ``bounds=None`` is the one
 the MinMaxScaler audit covers.)
+
+RobustScaler: see the comment above its audit, at the end.
 """
 
 import warnings
@@ -26,8 +28,9 @@ import pytest
 from threadpoolctl import threadpool_limits
 
 import skdp.preprocessing._minmax as minmax_module
+import skdp.preprocessing._robust as robust_module
 import skdp.utils._centred_sums as sums_module
-from skdp.preprocessing import MinMaxScaler, StandardScaler
+from skdp.preprocessing import MinMaxScaler, RobustScaler, StandardScaler
 from skdp.utils._audit import audit
 
 EPSILON = 1.0
@@ -144,4 +147,47 @@ def test_audit_flags_sums_noised_for_ten_times_epsilon(monkeypatch, statistic):
 
         monkeypatch.setattr(sums_module, name, too_little_noise)
     result = audit_standard(statistic, n_search=40, n_samples=200)
+    assert not result.passed, str(result)
+
+
+# RobustScaler (declared box [-1, 1], so the release is the JointExp draw of the 25%,
+# 50% and 75% levels): six records spread over the box, the one at 1 removed in the
+# neighbour. On a 5-point public grid (a public constant, monkeypatched) the removal
+# pulls the median's distribution down: at 10x epsilon ``center_ > 0`` has probability
+# about 1/3 on the first data set and below 1% on the second.
+ROBUST_X = np.array([[-1.0], [-0.6], [-0.1], [0.1], [0.6], [1.0]])
+ROBUST_FIRST, ROBUST_SECOND = ROBUST_X, ROBUST_X[:-1]
+
+
+def robust_release(data, rng):
+    return RobustScaler(epsilon=EPSILON, bounds=(-1.0, 1.0), random_state=rng).fit(data).center_[0]
+
+
+def audit_robust(monkeypatch, n_search, n_samples, random_state=0):
+    monkeypatch.setattr(robust_module, "N_CANDIDATES", 5)
+    return audit(
+        robust_release, ROBUST_FIRST, ROBUST_SECOND, epsilon=EPSILON, n_search=n_search,
+        n_samples=n_samples, random_state=random_state,
+    )  # fmt: skip
+
+
+def test_robust_passes_audit(monkeypatch):
+    result = audit_robust(monkeypatch, n_search=60, n_samples=150)
+    assert result.passed, str(result)
+
+
+@pytest.mark.slow
+def test_robust_passes_a_large_audit(monkeypatch):
+    result = audit_robust(monkeypatch, n_search=1000, n_samples=5000, random_state=1)
+    assert result.passed, str(result)
+
+
+def test_audit_flags_robust_quantiles_drawn_for_ten_times_epsilon(monkeypatch):
+    real = robust_module.joint_quantiles
+
+    def too_little_noise(values, fractions, bounds, n_candidates, epsilon, rng):
+        return real(values, fractions, bounds, n_candidates, 10 * epsilon, rng)
+
+    monkeypatch.setattr(robust_module, "joint_quantiles", too_little_noise)
+    result = audit_robust(monkeypatch, n_search=60, n_samples=150)
     assert not result.passed, str(result)
