@@ -34,6 +34,7 @@ ALL_MODULES = [
     "skdp.accounting",
     "skdp.cluster",
     "skdp.datasets",
+    "skdp.decomposition",
     "skdp.frequent_patterns",
     "skdp.linear_model",
     "skdp.mechanisms",

@@ -18,6 +18,7 @@ import scipy.sparse as sp
 from sklearn.base import is_classifier, is_regressor
 
 from skdp.cluster import DPOPTICS, DPKMeans
+from skdp.decomposition import PCA
 from skdp.exceptions import BudgetExceededError
 from skdp.frequent_patterns import DPFrequentItemsets
 from skdp.linear_model import (
@@ -47,6 +48,7 @@ FAST = {
     # declared bounds are MinMaxScaler's answer at no spend: left undeclared to spend epsilon
     MinMaxScaler: {},
     StandardScaler: {"bounds": (-4.0, 4.0)},
+    PCA: {"bounds": (-4.0, 4.0), "data_norm": 7.0},
 }
 NUMERIC = [cls for cls in FAST if cls is not DPFrequentItemsets]
 RNG = np.random.default_rng(0)

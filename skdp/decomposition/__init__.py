@@ -1,0 +1,5 @@
+"""Differentially private matrix decompositions."""
+
+from skdp.decomposition._pca import PCA
+
+__all__ = ["PCA"]

@@ -1,0 +1,114 @@
+"""skdp.decomposition.PCA: the release, its budget, its interface."""
+
+import math
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.datasets import load_wine
+from sklearn.decomposition import PCA as SklearnPCA
+from sklearn.linear_model import LogisticRegression
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import scale
+
+from skdp.accounting import privacy_spent
+from skdp.decomposition import PCA
+from skdp.exceptions import ClippingWarning
+from skdp.linear_model import ObjectivePerturbationLogistic
+
+X_WINE = scale(load_wine().data)
+Y_WINE = load_wine().target
+DECLARED = {"bounds": (-4.0, 4.0), "data_norm": 6.0}
+
+
+@pytest.fixture(autouse=True)
+def _quiet_clipping():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ClippingWarning)
+        yield
+
+
+@pytest.mark.parametrize("params", [DECLARED, {}, {"bounds": (-4.0, 4.0)}])
+def test_budget_is_spent_exactly_and_recorded(params):
+    pca = PCA(3, epsilon=0.8, random_state=0, **params).fit(X_WINE)
+    assert pca.privacy_spent_.epsilon == pytest.approx(0.8, rel=1e-12)
+    assert math.fsum(pca.epsilon_split_.values()) == pytest.approx(0.8, rel=1e-12)
+    split = pca.epsilon_split_
+    assert split["eigenvectors"] == pytest.approx(2 * split["eigenvalues"])
+    assert (split["data_norm"] > 0) == ("data_norm" not in params)
+    assert (split["bounds"] > 0) == ("bounds" not in params)
+
+
+@pytest.mark.parametrize("method", ["fit", "fit_transform"])
+def test_x_is_never_modified(method):
+    X = X_WINE.copy()
+    getattr(PCA(2, epsilon=1.0, random_state=0, **DECLARED), method)(X)
+    assert np.array_equal(X, X_WINE)  # diffprivlib 0.6.6 subtracts its mean in place
+
+
+def test_large_epsilon_recovers_sklearns_subspace():
+    ours = PCA(2, epsilon=1e6, random_state=0, **DECLARED).fit(X_WINE)
+    exact = SklearnPCA(2).fit(X_WINE)
+    assert np.allclose(ours.components_ @ ours.components_.T, np.eye(2), atol=1e-10)
+    assert np.allclose(np.abs(ours.components_ @ exact.components_.T), np.eye(2), atol=0.02)
+    # clipping at data_norm=6 shrinks a few rows: the ratios stay close
+    assert np.allclose(ours.explained_variance_ratio_, exact.explained_variance_ratio_, atol=0.03)
+    assert np.allclose(ours.mean_, 0.0, atol=0.01)
+
+
+def test_transform_and_inverse_transform():
+    pca = PCA(epsilon=2.0, random_state=0, **DECLARED).fit(X_WINE)
+    assert pca.n_components_ == X_WINE.shape[1]
+    projected = pca.transform(X_WINE)
+    assert np.allclose(projected, (X_WINE - pca.mean_) @ pca.components_.T)
+    assert np.allclose(pca.inverse_transform(projected), X_WINE)  # all components: exact
+
+
+def test_no_exact_count_is_released():
+    counts = {PCA(2, random_state=seed, **DECLARED).fit(X_WINE).n_samples_ for seed in range(5)}
+    assert len(counts) > 1 and counts != {len(X_WINE)}
+
+
+def test_too_many_components_is_a_clear_error():
+    with pytest.raises(ValueError, match="n_components=14 must be at most n_features=13"):
+        PCA(14, **DECLARED).fit(X_WINE)
+
+
+def test_refit_estimates_the_bounds_again():
+    pca = PCA(2, random_state=0)
+    first = pca.fit(X_WINE).bounds_
+    second = pca.fit(X_WINE * 10).bounds_
+    assert pca.bounds is None and np.all(second[1] > 5 * first[1])
+
+
+def test_set_output_and_feature_names():
+    frame = pd.DataFrame(X_WINE, columns=[f"f{i}" for i in range(13)])
+    pca = PCA(2, random_state=0, **DECLARED).set_output(transform="pandas")
+    out = pca.fit_transform(frame)
+    assert list(out.columns) == ["pca0", "pca1"] and out.index.equals(frame.index)
+
+
+def test_downstream_accuracy():
+    projected = PCA(2, epsilon=5.0, random_state=0, **DECLARED).fit_transform(X_WINE)
+    # non-private PCA(2): 0.96
+    assert LogisticRegression().fit(projected, Y_WINE).score(projected, Y_WINE) > 0.85
+
+
+def test_a_pipeline_of_private_steps_spends_the_sum():
+    model = ObjectivePerturbationLogistic(epsilon=1.0, data_norm=6.0, classes=[0, 1, 2])
+    pipe = make_pipeline(PCA(2, epsilon=5.0, **DECLARED), model).fit(X_WINE, Y_WINE)
+    assert privacy_spent(pipe).epsilon == pytest.approx(6.0)
+
+
+def test_eigenvalues_move_by_the_squared_norm_of_an_added_row():
+    """The sensitivity the eigenvalue release is calibrated to (Notes, step 4)."""
+    rng = np.random.default_rng(0)
+    Z = rng.normal(size=(30, 5))
+    Z /= np.maximum(np.linalg.norm(Z, axis=1, keepdims=True), 1.0)
+    z = rng.normal(size=5)
+    z /= np.linalg.norm(z)
+    before = np.linalg.eigvalsh(Z.T @ Z)
+    after = np.linalg.eigvalsh(Z.T @ Z + np.outer(z, z))
+    assert np.all(after >= before - 1e-12)
+    assert np.sum(after - before) == pytest.approx(1.0)

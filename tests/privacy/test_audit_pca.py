@@ -1,0 +1,159 @@
+"""Empirical privacy audit of skdp.decomposition.PCA on tiny neighbouring datasets.
+
+Two features in the public box ``[-1, 1]``, ``data_norm=1``, one component: nine
+records at ``(-0.1, 0)`` and the extra record at ``(0.9, 0)`` (removed in the
+neighbour). With it, the centred scatter is about ``diag(0.9, 0)``: the extra record
+lifts the top eigenvalue by about its full sensitivity (1) and pulls the drawn
+direction towards ``e_0``; without it the scatter is about 0 and the direction is
+uniform. The released statistic is ``singular_values_[0] * components_[0, 0]^2``,
+which both releases move the same way (post-processing of the noisy eigenvalues and
+of the first draw, after the noisy mean).
+
+The estimator, audited on these neighbours, must pass. The fits cost a few
+milliseconds each (exact lattice noise for the mean), so the fast mutant test audits
+the spectral release (:func:`skdp.decomposition._pca.release_spectrum`, the noisy
+eigenvalues and the first direction) on scaled rows ``Z`` with and without an extra
+unit row, where more runs fit in the time; a mutant whose mechanisms use 10x the
+epsilon they record must be flagged there, and (``-m slow``) on the whole fit. The
+sampler alone is audited too, with a mutant that draws at 10x its rate.
+"""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import skdp.decomposition._pca as pca_module
+import skdp.mechanisms._bingham as bingham_module
+import skdp.utils._centred_sums as centred_sums_module
+from skdp.decomposition import PCA
+from skdp.decomposition._pca import release_spectrum
+from skdp.exceptions import ClippingWarning
+from skdp.mechanisms._bingham import sphere_exponential
+from skdp.utils._audit import audit
+
+EPSILON = 2.0
+X = np.vstack([np.tile([-0.1, 0.0], (9, 1)), [[0.9, 0.0]]])
+FIRST, SECOND = X, X[:-1]
+
+
+def release(data, rng, epsilon=EPSILON):
+    model = PCA(1, epsilon=epsilon, bounds=(-1.0, 1.0), data_norm=1.0, random_state=rng)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ClippingWarning)
+        model.fit(data)
+    return model.singular_values_[0] * model.components_[0, 0] ** 2
+
+
+def run_audit(n_search, n_samples, random_state=0):
+    return audit(
+        release, FIRST, SECOND, epsilon=EPSILON, n_search=n_search, n_samples=n_samples,
+        random_state=random_state,
+    )  # fmt: skip
+
+
+def _ten_times(monkeypatch, module, names):
+    for name in names:
+        real = getattr(module, name)
+
+        def too_little_noise(*args, epsilon, _real=real, **kwargs):
+            return _real(*args, epsilon=10 * epsilon, **kwargs)
+
+        monkeypatch.setattr(module, name, too_little_noise)
+
+
+def test_the_extra_record_moves_the_release():
+    """The premise, at negligible noise: about 0.9 with the record, about 0 without."""
+    rng = np.random.default_rng(0)
+    assert release(FIRST, rng, 1e6) == pytest.approx(np.sqrt(0.9), abs=0.02)
+    assert release(SECOND, rng, 1e6) < 0.05
+
+
+def test_pca_passes_the_audit():
+    result = run_audit(n_search=40, n_samples=120)
+    assert result.passed, str(result)
+
+
+@pytest.mark.slow
+def test_pca_passes_a_large_audit():
+    result = run_audit(n_search=500, n_samples=4000, random_state=1)
+    assert result.passed, str(result)
+
+
+def _mutate_fit(monkeypatch):
+    _ten_times(monkeypatch, pca_module, ("laplace", "sphere_exponential"))
+    _ten_times(monkeypatch, centred_sums_module, ("geometric", "laplace"))
+
+
+@pytest.mark.slow
+def test_audit_flags_a_fit_noised_for_ten_times_epsilon(monkeypatch):
+    _mutate_fit(monkeypatch)
+    result = run_audit(n_search=200, n_samples=1000)
+    assert not result.passed, str(result)
+
+
+# the spectral release: nine zero rows, and an extra unit row along e_0
+Z_SECOND = np.zeros((9, 2))
+Z_FIRST = np.vstack([Z_SECOND, [[1.0, 0.0]]])
+SPECTRUM_SPLIT = {"epsilon_eigenvalues": 0.5, "epsilon_eigenvectors": 1.0}
+
+
+def spectrum(Z, rng):
+    values, components = release_spectrum(Z, 1, random_state=rng, **SPECTRUM_SPLIT)
+    return max(values.max(), 0.0) * components[0, 0] ** 2
+
+
+def audit_spectrum(n_search, n_samples, random_state=0):
+    return audit(
+        spectrum, Z_FIRST, Z_SECOND, epsilon=sum(SPECTRUM_SPLIT.values()), n_search=n_search,
+        n_samples=n_samples, random_state=random_state,
+    )  # fmt: skip
+
+
+def test_spectrum_passes_the_audit():
+    result = audit_spectrum(n_search=60, n_samples=300)
+    assert result.passed, str(result)
+
+
+@pytest.mark.slow
+def test_spectrum_passes_a_large_audit():
+    result = audit_spectrum(n_search=1000, n_samples=10000, random_state=1)
+    assert result.passed, str(result)
+
+
+def test_audit_flags_a_spectrum_noised_for_ten_times_epsilon(monkeypatch):
+    _ten_times(monkeypatch, pca_module, ("laplace", "sphere_exponential"))
+    result = audit_spectrum(n_search=60, n_samples=300)
+    assert not result.passed, str(result)
+
+
+# the sampler alone: C and C + z z^T with ||z|| = 1, the statistic u_0^2
+SCATTER = np.diag([0.0, 0.0, 0.0])
+ADDED = SCATTER + np.diag([1.0, 0.0, 0.0])
+
+
+def draw(matrix, rng):
+    return sphere_exponential(matrix, epsilon=EPSILON, random_state=rng)[0] ** 2
+
+
+def test_sphere_exponential_passes_the_audit():
+    result = audit(draw, ADDED, SCATTER, epsilon=EPSILON, n_search=200, n_samples=600,
+                   random_state=0)  # fmt: skip
+    assert result.passed, str(result)
+
+
+@pytest.mark.slow
+def test_sphere_exponential_passes_a_large_audit():
+    result = audit(draw, ADDED, SCATTER, epsilon=EPSILON, n_search=3000, n_samples=20000,
+                   random_state=1)  # fmt: skip
+    assert result.passed, str(result)
+
+
+def test_audit_flags_the_sampler_at_ten_times_its_rate(monkeypatch):
+    real = bingham_module.bingham
+    monkeypatch.setattr(
+        bingham_module, "bingham", lambda a, **kwargs: real(10 * np.asarray(a), **kwargs)
+    )
+    result = audit(draw, ADDED, SCATTER, epsilon=EPSILON, n_search=200, n_samples=600,
+                   random_state=0)  # fmt: skip
+    assert not result.passed, str(result)
