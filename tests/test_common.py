@@ -13,11 +13,13 @@ from skdp.linear_model import (
     FunctionalMechanismRegressor,
     ObjectivePerturbationLogistic,
 )
+from skdp.model_selection import PrivateGridSearchCV
 from skdp.svm import PrivateSVM
 from skdp.tree import DPDecisionTree
 from skdp.utils.discovery import all_estimators
 from skdp.utils.estimator_checks import skdp_checks
 from tests._estimators import NoisyMeanRegressor
+from tests.model_selection._config import SEARCH_CHECK_PARAMS
 
 # Test configuration per estimator class: seeded, a large epsilon and public bounds,
 # so the checks exercise the API rather than the noise. The default constructors
@@ -34,6 +36,7 @@ CHECK_PARAMS = {
     DPKMeans: {"epsilon": 1e3, "bounds": (-10.0, 10.0)},
     DPOPTICS: {"epsilon": 10.0, "bounds": (-3.0, 3.0)},
     DPFrequentItemsets: {"epsilon": 1.0, "top_k": 5, "binarize": 0.5},
+    PrivateGridSearchCV: SEARCH_CHECK_PARAMS,
 }
 # further configurations of a class that run the same checks
 EXTRA_INSTANCES = [

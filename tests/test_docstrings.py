@@ -38,6 +38,7 @@ ALL_MODULES = [
     "skdp.frequent_patterns",
     "skdp.linear_model",
     "skdp.mechanisms",
+    "skdp.model_selection",
     "skdp.naive_bayes",
     "skdp.preprocessing",
     "skdp.svm",

@@ -26,6 +26,7 @@ from skdp.linear_model import (
     FunctionalMechanismRegressor,
     ObjectivePerturbationLogistic,
 )
+from skdp.model_selection import PrivateGridSearchCV, PrivateRandomizedSearchCV
 from skdp.naive_bayes import GaussianNB
 from skdp.preprocessing import MinMaxScaler, StandardScaler
 from skdp.svm import PrivateSVM
@@ -49,6 +50,8 @@ FAST = {
     MinMaxScaler: {},
     StandardScaler: {"bounds": (-4.0, 4.0)},
     PCA: {"bounds": (-4.0, 4.0), "data_norm": 7.0},
+    PrivateGridSearchCV: {"classes": [0, 1]},  # estimator None: GaussianNB()
+    PrivateRandomizedSearchCV: {"classes": [0, 1]},
 }
 NUMERIC = [cls for cls in FAST if cls is not DPFrequentItemsets]
 RNG = np.random.default_rng(0)

@@ -1,0 +1,162 @@
+"""One private run of a search: fit on one part of the rows, noisy count on the other.
+
+A run draws nothing from the data before it starts: the part of each row (fit or
+validation) is an independent Bernoulli draw made once per search ``fit``. The fit is
+``epsilon_run``-DP on the fit part, the pair (number correct, number wrong) on the
+validation part is a histogram (one record is in one cell: L1 sensitivity 1) released
+with discrete Laplace noise at ``epsilon_run``. A record is in one part only, so the run
+costs ``max(epsilon_run, epsilon_run) = epsilon_run`` (parallel composition), which
+the run's own ledger measures.
+
+Each run is measured in a ledger *detached* from the caller's: the search charges the
+selection theorem's bound once, up front (``(2 + eta) epsilon_run``, whatever the
+number of runs), so the runs must not be charged again one by one.
+"""
+
+import math
+from contextlib import contextmanager
+
+import numpy as np
+from sklearn.base import clone
+from sklearn.utils import _safe_indexing
+
+from skdp.accounting import PrivacyLedger, parallel_composition
+from skdp.accounting._ledger import _ACTIVE
+from skdp.accounting._spent import _composed, _declared_leaf
+from skdp.mechanisms import check_random_state, geometric
+
+__all__ = [
+    "declared_budget",
+    "detached_ledger",
+    "epsilon_keys",
+    "parts_of",
+    "run_candidate",
+    "scaled_epsilons",
+    "split_rows",
+]
+
+
+@contextmanager
+def detached_ledger():
+    """A :class:`PrivacyLedger` with no parent: what runs inside reaches no other ledger."""
+    token = _ACTIVE.set(None)
+    try:
+        with PrivacyLedger() as ledger:
+            yield ledger
+    finally:
+        _ACTIVE.reset(token)
+
+
+def split_rows(n_samples, validation_fraction, rng):
+    """Boolean mask of the validation rows: independent Bernoulli(v) draws, no data read.
+
+    Under add/remove the other rows' labels keep their joint law (independent draws),
+    and the added record lands in one part only.
+    """
+    return rng.random(n_samples) < validation_fraction
+
+
+def epsilon_keys(estimator):
+    """The ``epsilon`` parameters of ``estimator`` and of its nested steps."""
+    return [
+        k for k in estimator.get_params(deep=True) if k == "epsilon" or k.endswith("__epsilon")
+    ]
+
+
+def declared_budget(estimator):
+    """What one fit of ``estimator`` declares it spends; refuses non-private steps."""
+    budget = _composed(estimator, _declared_leaf)
+    if not math.isfinite(budget.epsilon):
+        raise ValueError(
+            f"{type(estimator).__name__} learns from the data without differential privacy "
+            "(a step has no privacy budget): a private search needs private candidates"
+        )
+    if budget.delta > 0:
+        raise ValueError(
+            "the candidates spend a delta > 0: the search's theorem is stated for pure "
+            "epsilon-DP runs"
+        )
+    if budget.epsilon <= 0:
+        raise ValueError("the candidates spend no epsilon: there is nothing to search privately")
+    return budget
+
+
+def scaled_epsilons(estimator, epsilon_run):
+    """``{key: value}`` setting every ``epsilon`` so that one fit spends ``epsilon_run``.
+
+    Several private steps (a Pipeline) keep their ratios: each is multiplied by
+    ``epsilon_run / declared``.
+    """
+    keys = epsilon_keys(estimator)
+    if not keys:
+        raise ValueError(f"{type(estimator).__name__} has no epsilon parameter to set")
+    factor = epsilon_run / declared_budget(estimator).epsilon
+    params = estimator.get_params(deep=True)
+    return {k: float(params[k]) * factor for k in keys}
+
+
+def _random_state_keys(estimator):
+    return [
+        k
+        for k in estimator.get_params(deep=True)
+        if k == "random_state" or k.endswith("__random_state")
+    ]
+
+
+def run_candidate(template, params, parts, epsilon_run, seed):
+    """Fit ``template`` with ``params`` on the fit part; noisy counts on the validation part.
+
+    Parameters
+    ----------
+    template : estimator
+        An unfitted clone of the search's estimator.
+    params : dict
+        The candidate's parameters (its epsilons already set).
+    parts : tuple
+        ``(X_fit, y_fit, X_val, y_val)``.
+    epsilon_run : float
+        The epsilon of the noisy counts, and what the fit may spend.
+    seed : None or int
+        None: fresh secure noise for the fit and the counts; an int: reproducible.
+
+    Returns
+    -------
+    model, noisy_counts, tie_key, spent
+        The fitted candidate, the released ``[correct, wrong]``, a random key that
+        breaks ties, and the run's measured budget.
+    """
+    X_fit, y_fit, X_val, y_val = parts
+    rng = check_random_state(seed)
+    with detached_ledger() as ledger:
+        with parallel_composition() as record_parts:
+            with record_parts.branch():  # the fit part
+                model = clone(template).set_params(**params)
+                seeds = {k: _child_seed(rng, seed) for k in _random_state_keys(model)}
+                model.set_params(**seeds).fit(X_fit, y_fit)
+            with record_parts.branch():  # the validation part
+                correct = _n_correct(model, X_val, y_val)
+                counts = geometric(
+                    [correct, len(y_val) - correct], epsilon=epsilon_run, random_state=rng
+                )
+    return model, counts, float(rng.random()), ledger.total
+
+
+def _n_correct(model, X_val, y_val):
+    if len(y_val) == 0:  # an empty validation part: both counts are pure noise
+        return 0
+    return int(np.sum(np.asarray(model.predict(X_val)) == np.asarray(y_val)))
+
+
+def _child_seed(rng, seed):
+    return None if seed is None else int(rng.integers(2**31))
+
+
+def parts_of(X, y, validation):
+    """``(X_fit, y_fit, X_val, y_val)`` for the boolean ``validation`` mask."""
+    fit_rows, val_rows = np.flatnonzero(~validation), np.flatnonzero(validation)
+    return (
+        _safe_indexing(X, fit_rows),
+        _safe_indexing(y, fit_rows),
+        _safe_indexing(X, val_rows),
+        _safe_indexing(y, val_rows),
+    )
