@@ -1,0 +1,78 @@
+import itertools
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from benchmarks import speed
+from skdp.utils.discovery import all_estimators
+
+LANDED = {
+    "DPDecisionTree", "DPFrequentItemsets", "DPKMeans", "DPOPTICS",
+    "FunctionalMechanismClassifier", "FunctionalMechanismRegressor", "GaussianNB",
+    "MinMaxScaler", "ObjectivePerturbationLogistic", "PrivateSVM", "RobustScaler",
+    "StandardScaler",
+}  # fmt: skip
+
+
+def test_every_public_estimator_has_an_entry_or_a_row_that_says_it_has_none(monkeypatch):
+    public = {name for name, _ in all_estimators()}
+    assert LANDED <= set(speed.specs()) <= public
+    monkeypatch.setattr(speed, "specs", dict)
+    frame = speed.run(["GaussianNB"], ["declared"], [100], 1, 60.0)
+    assert frame["estimator"].tolist() == ["GaussianNB"]
+    assert frame["note"].iloc[0] == "not measured: no entry in this benchmark"
+    assert np.isnan(frame["ratio_median"].iloc[0])
+
+
+def test_a_tiny_run_writes_one_sane_row_per_estimator_variant_and_size(tmp_path):
+    out = tmp_path / "speed.csv"
+    argv = ["--sizes", "200,400", "--repeats", "2", "--estimators", "GaussianNB,StandardScaler",
+            "--variants", "declared", "--out", str(out)]  # fmt: skip
+    assert speed.main(argv) == 0
+    frame = pd.read_csv(out)
+    assert list(frame.columns) == speed.COLUMNS
+    assert sorted(zip(frame["estimator"], frame["n_samples"], strict=True)) == [
+        ("GaussianNB", 200), ("GaussianNB", 400), ("StandardScaler", 200), ("StandardScaler", 400)
+    ]  # fmt: skip
+    assert (frame["variant"] == "declared").all() and (frame["repeats"] == 2).all()
+    for side in ("private", "baseline"):
+        assert (frame[f"{side}_min_s"] > 0).all()
+        assert (frame[f"{side}_min_s"] <= frame[f"{side}_median_s"]).all()
+        assert (frame[f"{side}_peak_mb"] > 0).all()
+        assert np.isfinite(frame[f"{side}_exponent"]).all()
+    ratio = frame["private_median_s"] / frame["baseline_median_s"]
+    np.testing.assert_allclose(frame["ratio_median"], ratio)
+    np.testing.assert_allclose(
+        frame["memory_ratio"], frame["private_peak_mb"] / frame["baseline_peak_mb"]
+    )
+    assert (frame["load_avg"] >= 0).all()
+
+
+def test_larger_sizes_are_skipped_with_a_note_once_a_fit_is_too_slow(tmp_path):
+    out = tmp_path / "speed.csv"
+    argv = ["--sizes", "100,200", "--repeats", "1", "--estimators", "StandardScaler",
+            "--variants", "declared", "--max-seconds", "0", "--out", str(out)]  # fmt: skip
+    speed.main(argv)
+    frame = pd.read_csv(out)
+    assert frame["n_samples"].tolist() == [100, 200]
+    assert np.isfinite(frame["private_median_s"].iloc[0])
+    assert np.isnan(frame["private_median_s"].iloc[1])
+    assert frame["note"].iloc[1].startswith("skipped: a fit took over 0 s")
+
+
+def test_exponent_is_the_log_log_slope():
+    assert speed.exponent([1e4, 1e5, 1e6], [0.1, 1.0, 10.0]) == pytest.approx(1.0)
+    assert speed.exponent([1e4, 1e6], [1.0, 100.0 * 100]) == pytest.approx(2.0)
+    assert np.isnan(speed.exponent([1e4, 1e5], [0.1, np.nan]))
+
+
+def test_exact_itemsets_are_the_most_frequent_singles_and_pairs():
+    X, _ = speed.transaction_data(500, seed=1)
+    model = speed.ExactItemsets(top_k=5).fit(X)
+    supports = {frozenset([a]): X[:, a].mean() for a in range(X.shape[1])}
+    for a, b in itertools.combinations(range(X.shape[1]), 2):
+        supports[frozenset([a, b])] = (X[:, a] & X[:, b]).mean()
+    best = sorted(supports.values(), reverse=True)[:5]
+    np.testing.assert_allclose(model.supports_, best)
+    assert [supports[s] for s in model.itemsets_] == pytest.approx(best)
