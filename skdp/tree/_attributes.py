@@ -8,6 +8,7 @@ concept of the cut that holds it).
 """
 
 import numpy as np
+import pandas as pd
 
 from skdp.datasets._taxonomies import check_taxonomy
 
@@ -268,13 +269,35 @@ class OrderedCategoricalAttribute(NumericAttribute):
         return inside[0] if len(inside) == 1 else "{" + ", ".join(inside) + "}"
 
 
+def string_codes(column):
+    """``(codes, strings)``: ``strings`` the distinct ``str(value)`` of ``column`` and
+    ``codes`` each row's index in it, as ``[str(v) for v in column]`` would spell them.
+
+    A pandas categorical column is read through its codes (one ``str`` per category,
+    none per row); another column is turned into strings by pandas and factorized, so
+    that values that compare equal but print differently (``1``, ``1.0``, ``True``)
+    stay apart.
+    """
+    if isinstance(column, pd.Series) and isinstance(column.dtype, pd.CategoricalDtype):
+        strings = [str(v) for v in column.cat.categories]
+        return np.asarray(column.cat.codes, dtype=np.int64), strings
+    series = column if isinstance(column, pd.Series) else pd.Series(list(column), dtype=object)
+    if pd.api.types.infer_dtype(series, skipna=False) not in ("string", "integer", "boolean"):
+        series = series.map(str)  # floats, mixed objects: each value as str spells it
+    codes, uniques = pd.factorize(series, use_na_sentinel=False)
+    return codes.astype(np.int64), [str(v) for v in uniques]
+
+
 def _codes(name, index, column, where, remedy):
-    """``index[value]`` for each value of ``column``; a ValueError names unknown values."""
-    codes = np.fromiter((index.get(v, -1) for v in column), dtype=np.int64, count=len(column))
-    if (codes < 0).any():
-        unknown = sorted({str(v) for v, c in zip(column, codes, strict=True) if c < 0})
+    """``index[str(value)]`` for each value of ``column``; a ValueError names unknown
+    values. ``column``: a pandas Series or a sequence."""
+    codes, strings = string_codes(column)
+    lookup = np.fromiter((index.get(s, -1) for s in strings), dtype=np.int64, count=len(strings))
+    found = np.where(codes >= 0, lookup[codes] if len(lookup) else -1, -1)
+    if (found < 0).any():
+        unknown = sorted({strings[c] if c >= 0 else "nan" for c in np.unique(codes[found < 0])})
         raise ValueError(
             f"Column {name!r} has values that are not {where}: {unknown[:10]}. "
             f"Add them to {remedy}."
         )
-    return codes
+    return found

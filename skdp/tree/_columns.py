@@ -107,7 +107,7 @@ class Columns:
                         f"Column {self.names[j]!r} has missing values; DPDecisionTree does "
                         "not accept them. Drop those rows or map them to a category."
                     )
-                encoded.append(attribute.encode([str(v) for v in column]))
+                encoded.append(attribute.encode(column))
             else:
                 values = _numbers(column, self.names[j])
                 low, high = attribute.intervals[0]

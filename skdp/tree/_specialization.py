@@ -54,17 +54,6 @@ def _entropy(counts, axis=-1):
         return total * np.log2(np.where(total > 0, total, 1)) - (counts * logs).sum(axis=axis)
 
 
-def majority_gain(counts):
-    """Records the cell majority gains from splitting, summed over the cells.
-
-    ``counts`` has shape ``(cells, [split points,] children, classes)``; the result has
-    one entry per split point (a scalar without that axis).
-    """
-    after = counts.max(axis=-1).sum(axis=-1)
-    before = counts.sum(axis=-2).max(axis=-1)
-    return (after - before).sum(axis=0)
-
-
 def information_gain(counts):
     """InfoGain from the counts of shape ``(cells, children, classes)``.
 
@@ -164,11 +153,18 @@ class Specializer:
         suffix = math.prod(self.sizes[a + 1 :])
         return level.concept_counts(a, position, self.sizes[a], suffix)[:, :n_bins]
 
+    def _gains(self, a):
+        """Majority gains of every candidate of attribute ``a`` (all concepts at once)."""
+        level = self._counts([a])
+        kind = self.attributes[a].kind
+        return level.gains(a, self.sizes[a], math.prod(self.sizes[a + 1 :]), kind)
+
     def score_categorical(self, a, concept, score):
         """Score of specializing categorical ``concept`` of attribute ``a``."""
-        counts = self._concept_counts(a, concept, self.attributes[a].fanout(concept))
         if score == "max":
-            return self.correct + int(majority_gain(counts))
+            position = self.attributes[a].cut.index(concept)
+            return self.correct + int(self._gains(a)[position])
+        counts = self._concept_counts(a, concept, self.attributes[a].fanout(concept))
         return information_gain(counts)
 
     def score_split_points(self, a, concept, points, score):
@@ -182,6 +178,9 @@ class Specializer:
         at = np.searchsorted(grid, points)
         if np.any(at >= grid.size) or np.any(grid[np.minimum(at, grid.size - 1)] != points):
             raise ValueError(f"split points {points} are not on the grid {grid}")
+        if score == "max":  # the gain of a point does not depend on the other points
+            position = self.attributes[a].cut.index(concept)
+            return self.correct + self._gains(a)[position, at]
         binned = self._concept_counts(a, concept, grid.size + 1)
         if points.size != grid.size:  # merge the grid's bins between the chosen points
             binned = np.add.reduceat(binned, np.r_[0, at + 1], axis=1)
@@ -194,12 +193,8 @@ class Specializer:
             left = np.cumsum(counts, axis=1)[:, :m, :]
             right = counts.sum(axis=1, keepdims=True) - left
             both = np.stack([left, right], axis=2)  # (groups, m, 2, k)
-            if score == "max":
-                scores += majority_gain(both)
-            else:  # n * H differences, normalised by the records in the concept below
-                scores += _entropy(both.sum(axis=2)).sum(axis=0) - _entropy(both).sum(axis=(0, 2))
-        if score == "max":
-            return self.correct + scores.astype(np.int64)
+            # n * H differences, normalised by the records in the concept below
+            scores += _entropy(both.sum(axis=2)).sum(axis=0) - _entropy(both).sum(axis=(0, 2))
         n_inside = binned.sum()
         return scores / n_inside if n_inside else scores
 
@@ -226,6 +221,28 @@ class _Level:
         self.n_classes = counter.n_classes
         self.n_bins = dict(counter.tensors)
         self.tensors = dict(zip(self.n_bins, tensors, strict=True))
+        self._gains = {}
+
+    def gains(self, a, size, suffix, kind):
+        """Majority gain of every candidate of attribute ``a``, summed over the cells.
+
+        For every concept of the cut (``size`` of them, ``suffix`` cells per concept):
+        numeric, one gain per grid point (shape ``(size, bins)``; a concept's points are
+        its first entries), the records the cell majorities gain from splitting there;
+        categorical, one gain per concept (shape ``(size,)``), from splitting it into
+        its children. All candidates of all cells in one pass over the tensor.
+        """
+        if a not in self._gains:
+            n_bins, k = self.n_bins[a], self.n_classes
+            tensor = self.tensors[a]
+            gain = _numeric_gains if kind != "categorical" else _categorical_gains
+            if isinstance(tensor, np.ndarray):  # empty cells gain 0
+                counts = tensor.reshape(-1, size, suffix, n_bins, k).swapaxes(0, 1)
+                found = gain(counts.reshape(size, -1, n_bins, k)).sum(axis=1)
+            else:
+                found = _sparse_gains(tensor, gain, n_bins, k, size, suffix)
+            self._gains[a] = found
+        return self._gains[a]
 
     def concept_counts(self, a, position, size, suffix):
         """``(occupied cells, bins, classes)`` counts of the cells at ``position`` of
@@ -242,6 +259,44 @@ class _Level:
         counts = np.zeros((cells.size, n_bins * k), dtype=np.int64)
         counts[group.reshape(-1), rest[inside]] = tensor.counts[inside]
         return counts.reshape(-1, n_bins, k)
+
+
+def _numeric_gains(counts):
+    """``(..., bins, K)`` counts -> ``(..., bins)``: the majority gain of splitting
+    after each bin (left: the bins up to it, right: the rest)."""
+    left = np.cumsum(counts, axis=-2)
+    total = left[..., -1:, :]
+    return left.max(axis=-1) + (total - left).max(axis=-1) - total.max(axis=-1)
+
+
+def _categorical_gains(counts):
+    """``(..., children, K)`` counts -> ``(...)``: the majority gain of the children."""
+    return counts.max(axis=-1).sum(axis=-1) - counts.sum(axis=-2).max(axis=-1)
+
+
+def _sparse_gains(tensor, gain, n_bins, k, size, suffix):
+    """:meth:`_Level.gains` of a :class:`SparseCounts` tensor: the occupied cells only,
+    made dense a chunk at a time, summed by the position of their concept."""
+    cell, rest = np.divmod(tensor.keys, n_bins * k)
+    cells, group = np.unique(cell, return_inverse=True)
+    group = group.reshape(-1)
+    position = cells // suffix % size
+    total = None
+    step = max(1, _CHUNK // (n_bins * k))
+    for g0 in range(0, cells.size, step):
+        g1 = min(g0 + step, cells.size)
+        # keys are sorted: the records of cells g0..g1 are one slice
+        lo, hi = np.searchsorted(group, [g0, g1])
+        dense = np.zeros((g1 - g0, n_bins * k), dtype=np.int64)
+        dense[group[lo:hi] - g0, rest[lo:hi]] = tensor.counts[lo:hi]
+        found = gain(dense.reshape(-1, n_bins, k))
+        part = np.zeros((size, *found.shape[1:]), dtype=np.int64)
+        np.add.at(part, position[g0:g1], found)
+        total = part if total is None else total + part
+    if total is None:
+        width = (n_bins,) if gain is _numeric_gains else ()
+        total = np.zeros((size, *width), dtype=np.int64)
+    return total
 
 
 class LevelCounter:
