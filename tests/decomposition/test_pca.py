@@ -112,3 +112,11 @@ def test_eigenvalues_move_by_the_squared_norm_of_an_added_row():
     after = np.linalg.eigvalsh(Z.T @ Z + np.outer(z, z))
     assert np.all(after >= before - 1e-12)
     assert np.sum(after - before) == pytest.approx(1.0)
+
+
+def test_a_mean_within_its_noise_is_the_box_midpoint():
+    """The soft threshold (Notes): standardised data in a box centred on 0."""
+    low = PCA(2, epsilon=0.2, random_state=0, **DECLARED).fit(X_WINE)
+    assert np.count_nonzero(low.mean_) <= 2  # 13 features: the noise explains the offsets
+    shifted = PCA(2, epsilon=1e4, bounds=(-4.0, 8.0), data_norm=6.0, random_state=0)
+    assert np.allclose(shifted.fit(X_WINE + 2.0).mean_, 2.0, atol=0.01)
