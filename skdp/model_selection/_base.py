@@ -28,6 +28,7 @@ from skdp.model_selection._runs import (
     detached_ledger,
     epsilon_keys,
     parts_of,
+    random_states,
     run_candidate,
     scaled_epsilons,
     split_rows,
@@ -114,10 +115,11 @@ class BasePrivateSearch(
             selection = epsilon - refit
             return selection / factor, selection, refit, factor, law, True
         # epsilon is searched: each run is a mixture, charged at the largest candidate
-        largest = max(
-            declared_budget(clone(template).set_params(**p)).epsilon
-            for p in space.extremes(searched)
-        )
+        with detached_ledger():  # pricing clones, never fitted
+            largest = max(
+                declared_budget(clone(template).set_params(**p)).epsilon
+                for p in space.extremes(searched)
+            )
         refit = largest if full else 0.0
         total = factor * largest + refit
         if total > epsilon * (1 + 1e-12):
@@ -191,10 +193,13 @@ class BasePrivateSearch(
             template.set_params(**self._public_classes(template))
         epsilon_run, selection, refit, factor, law, scale = self._budget_plan(space, template)
         with PrivacyLedger() as ledger:
-            record_spend(selection, mechanism="private_selection")  # caps checked first
+            # the bounds are charged before anything runs, so a cap refuses the search
+            record_spend(selection, mechanism="private_selection")
+            if refit:  # at most refit whichever candidate wins: charged before it is known
+                record_spend(refit, mechanism="private_selection_refit")
             winner = self._select(X, y, n, template, space, law, epsilon_run, scale, rng)
             model, params, counts = winner
-            if self.refit == "full":
+            if refit:
                 model = self._refit(template, params, X, y, refit, scale, rng)
         self._release(model, params, counts, epsilon_run, selection, refit, factor, law)
         self.privacy_spent_ = ledger.total
@@ -232,16 +237,16 @@ class BasePrivateSearch(
         return results[best][0], draws[best], results[best][1]
 
     def _refit(self, template, params, X, y, refit, scale, rng):
-        model = clone(template).set_params(**params)
-        if scale:
-            with detached_ledger():
-                epsilons = scaled_epsilons(model, refit)
-            model.set_params(**epsilons)
-        if self.random_state is not None and "random_state" in model.get_params():
-            model.set_params(random_state=int(rng.integers(2**31)))
-        elif "random_state" in model.get_params():
-            model.set_params(random_state=None)
-        return model.fit(X, y)
+        """Fit the winner on all rows, measured in its own ledger against ``refit``."""
+        with detached_ledger() as ledger:
+            model = clone(template).set_params(**params)
+            if scale:
+                model.set_params(**scaled_epsilons(model, refit))
+            seed = None if self.random_state is None else int(rng.integers(2**31))
+            model.set_params(**random_states(model, seed)).fit(X, y)
+        if ledger.total.delta > 0 or ledger.total.epsilon > refit * (1 + 1e-9):
+            raise BudgetExceededError(f"the refit spent {ledger.total}, more than {refit:g}")
+        return model
 
     def _release(self, model, params, counts, epsilon_run, selection, refit, factor, law):
         correct, wrong = (max(int(c), 0) for c in counts)

@@ -30,6 +30,7 @@ __all__ = [
     "detached_ledger",
     "epsilon_keys",
     "parts_of",
+    "random_states",
     "run_candidate",
     "scaled_epsilons",
     "split_rows",
@@ -95,12 +96,21 @@ def scaled_epsilons(estimator, epsilon_run):
     return {k: float(params[k]) * factor for k in keys}
 
 
-def _random_state_keys(estimator):
-    return [
+def random_states(estimator, seed):
+    """``{key: seed}`` for every ``random_state`` of ``estimator`` and its steps.
+
+    None gives each a fresh secure generator; an int seed gives each step its own
+    child seed, drawn from ``seed``.
+    """
+    keys = [
         k
         for k in estimator.get_params(deep=True)
         if k == "random_state" or k.endswith("__random_state")
     ]
+    if seed is None:
+        return dict.fromkeys(keys)
+    children = np.random.default_rng(seed).integers(2**31, size=len(keys))
+    return {k: int(c) for k, c in zip(keys, children, strict=True)}
 
 
 def run_candidate(template, params, parts, epsilon_run, seed):
@@ -131,8 +141,8 @@ def run_candidate(template, params, parts, epsilon_run, seed):
         with parallel_composition() as record_parts:
             with record_parts.branch():  # the fit part
                 model = clone(template).set_params(**params)
-                seeds = {k: _child_seed(rng, seed) for k in _random_state_keys(model)}
-                model.set_params(**seeds).fit(X_fit, y_fit)
+                fit_seed = None if seed is None else int(rng.integers(2**31))
+                model.set_params(**random_states(model, fit_seed)).fit(X_fit, y_fit)
             with record_parts.branch():  # the validation part
                 correct = _n_correct(model, X_val, y_val)
                 counts = geometric(
@@ -145,10 +155,6 @@ def _n_correct(model, X_val, y_val):
     if len(y_val) == 0:  # an empty validation part: both counts are pure noise
         return 0
     return int(np.sum(np.asarray(model.predict(X_val)) == np.asarray(y_val)))
-
-
-def _child_seed(rng, seed):
-    return None if seed is None else int(rng.integers(2**31))
 
 
 def parts_of(X, y, validation):

@@ -130,6 +130,10 @@ def test_searching_epsilon_is_charged_at_the_largest_value():
         search.fit(X, Y)
     assert search.privacy_spent_ == PrivacyBudget(3.0)
     assert search.best_params_["epsilon"] in (0.25, 1.0)
+    with pytest.warns(UserWarning, match="largest"):  # the refit too, whichever wins
+        search.set_params(refit="full").fit(X, Y)
+    assert search.privacy_spent_ == PrivacyBudget(4.0)
+    assert search.best_estimator_.epsilon == search.best_params_["epsilon"]
     with pytest.raises(ValueError, match="more than epsilon"):
         search.set_params(epsilon=2.0).fit(X, Y)
 
