@@ -78,7 +78,7 @@ def median(a, axis=None, *, epsilon, bounds=None, random_state=None):
     >>> float(np.median(ages))
     54.0
     >>> median(ages, epsilon=0.5, bounds=(0, 128), random_state=0)
-    53.75
+    54.0
     """
     options = {"bounds": bounds}
     return _per_column(a, 0.5, axis, epsilon, random_state, options)

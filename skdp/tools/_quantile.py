@@ -16,6 +16,9 @@ __all__ = ["quantile"]
 # the joint method's cost is O(m n_candidates**2)
 MAX_JOINT_CANDIDATES = 4097
 METHODS = ("joint", "independent")
+# n_candidates="auto": at most this many, at least MIN_AUTO_STEPS + 1 (decimal_grid)
+AUTO_CANDIDATES = 1025
+MIN_AUTO_STEPS = 100
 
 
 def _check_values(a):
@@ -63,10 +66,59 @@ def _check_bounds(bounds):
     return float(lower), float(upper)
 
 
-def _check_n_candidates(n_candidates, method):
+def _aligned(value, step):
+    ratio = value / step
+    return abs(ratio - round(ratio)) <= 1e-9 * max(1.0, abs(ratio))
+
+
+def decimal_grid(bounds):
+    """``n_candidates="auto"``: the most evenly spaced candidates that hit round values.
+
+    The finest step ``s`` in ``{1, 2, 5} x 10**k`` with at most ``AUTO_CANDIDATES - 1``
+    steps in the public range, and at least ``MIN_AUTO_STEPS``, such that both bounds
+    are multiples of ``s``; then ``(upper - lower) / s + 1`` candidates. Such a grid
+    holds every multiple of ``10 s``, so values recorded to that precision (ages in
+    years, lengths in tenths) are candidates and a quantile can land on them. A public
+    function of the bounds only; 1025 when no such step exists.
+    """
+    lower, upper = bounds
+    width = upper - lower
+    exponent = math.floor(math.log10(width / (AUTO_CANDIDATES - 1)))
+    for k in range(exponent, exponent + 4):
+        for mantissa in (1, 2, 5):
+            step = mantissa * 10.0**k
+            steps = width / step
+            if steps > AUTO_CANDIDATES - 1 + 1e-9:
+                continue
+            if steps < MIN_AUTO_STEPS:
+                return AUTO_CANDIDATES
+            if _aligned(lower, step) and _aligned(upper, step):
+                return round(steps) + 1
+    return AUTO_CANDIDATES
+
+
+def snap_to_candidates(values, bounds, n_candidates):
+    """Values within rounding error of a public candidate, set to it exactly.
+
+    ``np.linspace`` may put a candidate at ``36.99999999999999`` where the data hold
+    ``37.0``; the quantile scores count values *equal* to a candidate on neither side
+    (or either side, jointly), so the tie must be exact. A fixed map applied to each
+    value on its own, so neighbouring data stay neighbouring (no privacy cost).
+    """
+    lower, upper = bounds
+    candidates = np.linspace(lower, upper, n_candidates)
+    step = (upper - lower) / (n_candidates - 1)
+    nearest = np.clip(np.rint((values - lower) / step), 0, n_candidates - 1).astype(np.int64)
+    close = np.abs(values - candidates[nearest]) <= 1e-9 * step
+    return np.where(close, candidates[nearest], values)
+
+
+def _check_n_candidates(n_candidates, method, bounds):
     most = MAX_JOINT_CANDIDATES if method == "joint" else np.inf
+    if isinstance(n_candidates, str) and n_candidates == "auto":
+        return AUTO_CANDIDATES if bounds is None else decimal_grid(bounds)
     if isinstance(n_candidates, bool) or not isinstance(n_candidates, Integral):
-        raise ValueError(f"n_candidates must be an int, got {n_candidates!r}")
+        raise ValueError(f"n_candidates must be 'auto' or an int, got {n_candidates!r}")
     if not 2 <= n_candidates <= most:
         raise ValueError(
             f"n_candidates must be at least 2 (at most {MAX_JOINT_CANDIDATES} for "
@@ -90,17 +142,24 @@ def _independent(values, fractions, bounds, n_candidates, epsilon, rng):
     return sorted(estimates)  # non-decreasing in q, like numpy's
 
 
-def quantile(a, q, *, epsilon, bounds=None, method=None, n_candidates=1025, random_state=None):
+def quantile(a, q, *, epsilon, bounds=None, method=None, n_candidates="auto", random_state=None):
     """Private ``q``-th quantile(s) of ``a``, like :func:`numpy.quantile`.
 
     Without ``bounds`` each quantile is Durfee's unbounded estimate
     (:func:`skdp.utils._quantiles.unbounded_quantile`: two AboveThreshold scans of
     the public geometric grid ``0, 2**-30 .. 2**62``, steps of a factor ``2**0.25``),
     which needs no range and no sign. With public ``bounds = (lower, upper)`` the
-    values are clipped to the range and each quantile is an exponential mechanism over
-    1025 evenly spaced public candidates
-    (:func:`skdp.utils._quantiles.bounded_quantile`), or, for several ``q``, all of
-    them are drawn at once by JointExp (``method="joint"``, below).
+    values are clipped to the range and the quantiles, one or several, are drawn at
+    once among evenly spaced public candidates by JointExp (``method="joint"``,
+    below), or each by its own exponential mechanism (``method="independent"``,
+    :func:`skdp.utils._quantiles.bounded_quantile`). By default
+    (``n_candidates="auto"``) the candidates are a round grid of the bounds: step
+    ``1``, ``2`` or ``5`` times a power of 10, 101 to 1025 candidates
+    (:func:`skdp.tools._quantile.decimal_grid`; 1025 when the bounds fit no such
+    grid), so values recorded to a round precision, e.g. integer ages or lengths in
+    tenths, are candidates themselves. Many records often share the exact quantile;
+    on a grid that misses it the release could only land in the gap beside it (an
+    error floor of about half the recording precision at any ``epsilon``).
 
     Several ``q`` share ``epsilon``: ``"independent"`` gives each distinct level
     ``epsilon / m`` and sorts the results (post-processing, so the output is
@@ -135,7 +194,8 @@ def quantile(a, q, *, epsilon, bounds=None, method=None, n_candidates=1025, rand
     shrinks like ``1 / (n epsilon)``. A scan's rank error is ``O(ln(K) / epsilon)``
     values for the ``K`` grid points it passes, plus one grid step (19%) in value; a
     bounded quantile's is at most ``2 max(q, 1 - q) ln(1025 / beta) / epsilon`` values
-    with probability ``1 - beta``, plus ``(upper - lower) / 1024`` in value. With
+    with probability ``1 - beta``, plus one grid step in value (none when the
+    quantile is a value on the grid). With
     ``m`` levels the independent errors grow like ``m``, the joint method's more
     slowly: at ``n = 1000``, ``epsilon = 1``, bounds ``[-100, 100]`` and evenly spaced
     levels, the values missed in total (mean of 50 draws on U(-5, 5) / N(0, 5) data)
@@ -164,11 +224,14 @@ def quantile(a, q, *, epsilon, bounds=None, method=None, n_candidates=1025, rand
         A public range ``lower < upper`` known to hold the values (values outside are
         clipped to it), or None (no range needed).
     method : {"joint", "independent"} or None, default=None
-        None: ``"joint"`` when ``bounds`` is given and ``q`` has more than one distinct
-        level, else ``"independent"``. ``"joint"`` needs ``bounds``.
-    n_candidates : int, default=1025
+        None: ``"joint"`` when ``bounds`` is given (also for a single level: its score
+        lets the quantile sit on a value many records share, where the independent
+        mechanism's score, which counts such values on neither side, prefers the gap
+        beside it), else ``"independent"``. ``"joint"`` needs ``bounds``.
+    n_candidates : "auto" or int, default="auto"
         With ``bounds``: the number of evenly spaced public candidates (at least 2; at
         most 4097 for the joint method, whose time grows like ``m n_candidates**2``).
+        ``"auto"``: the round grid above (a function of the bounds only).
         More candidates cut the grid's rounding error and add a little to the
         selection error (it grows like ``ln(n_candidates)``).
     random_state : None, int or numpy.random.Generator, default=None
@@ -198,7 +261,7 @@ def quantile(a, q, *, epsilon, bounds=None, method=None, n_candidates=1025, rand
     >>> float(quantile(ages, 0.5, epsilon=0.5, random_state=0))
     64.0
 
-    With public bounds, the quartiles jointly, on candidates ``0, 0.125, ..., 128``:
+    With public bounds, the quartiles jointly, on candidates ``0, 0.2, ..., 128``:
 
     >>> quantile(ages, [0.25, 0.75], epsilon=0.5, bounds=(0, 128), random_state=0)
     array([35., 73.])
@@ -208,22 +271,26 @@ def quantile(a, q, *, epsilon, bounds=None, method=None, n_candidates=1025, rand
     fractions = [Fraction(*_as_fraction(level)) for level in levels.reshape(-1)]
     distinct = sorted(set(fractions))
     if method is None:
-        method = "joint" if bounds is not None and len(distinct) > 1 else "independent"
+        method = "joint" if bounds is not None else "independent"
     if method not in METHODS:
         raise ValueError(f"method must be None, 'joint' or 'independent', got {method!r}")
     if method == "joint" and bounds is None:
         raise ValueError("method='joint' needs public bounds=(lower, upper)")
-    n_candidates = _check_n_candidates(n_candidates, method)
+    n_candidates = _check_n_candidates(n_candidates, method, bounds)
     if method == "joint" and len(distinct) > n_candidates:
         raise ValueError(
             f"method='joint' puts the {len(distinct)} distinct levels on distinct "
             f"candidates: n_candidates must be at least {len(distinct)}, got {n_candidates}"
         )
     rng = check_random_state(random_state)
+    if bounds is not None:
+        values = snap_to_candidates(values, bounds, n_candidates)
     if method == "joint":
         estimates = joint_quantiles(values, distinct, bounds, n_candidates, epsilon, rng)
     else:
         estimates = _independent(values, distinct, bounds, n_candidates, epsilon, rng)
-    found = dict(zip(distinct, estimates, strict=True))
+    # candidates as numpy's linspace computes them, printed as written (53.8, not
+    # 53.800000000000004): a change below 1e-12 relative, post-processing
+    found = {f: float(f"{e:.12g}") for f, e in zip(distinct, estimates, strict=True)}
     result = np.array([found[f] for f in fractions], dtype=float).reshape(levels.shape)
     return float(result) if result.ndim == 0 else result

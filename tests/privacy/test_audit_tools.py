@@ -1,4 +1,4 @@
-"""Empirical privacy audits of skdp.tools mean, var, sum and count_nonzero.
+"""Empirical privacy audits of skdp.tools mean, var, sum, count_nonzero, histogram, quantile.
 
 Each release on tiny neighbouring inputs, the extra record (removed in the neighbour)
 chosen to move the released statistic by its whole sensitivity:
@@ -12,7 +12,10 @@ chosen to move the released statistic by its whole sensitivity:
   noisy count;
 * ``mean`` and ``var`` with bounds ``[-1, 1]``: three records at -1 and the extra one
   at 1 (it moves the count by 1 and the centred sum by ``h = 1``); the audit sees the
-  post-processed mean or variance, which carries the whole budget.
+  post-processed mean or variance, which carries the whole budget;
+* ``quantile`` at 0.5 with bounds ``[-1, 1]`` (the default path: JointExp, values
+  snapped to the candidates) on 5 public candidates: six records spread over the box,
+  the extra one at 1; removing it pulls the median down.
 
 Mutants that draw the noise for 10x the epsilon they record must be flagged.
 """
@@ -21,9 +24,10 @@ import numpy as np
 import pytest
 
 import skdp.tools._histogram as histogram_module
+import skdp.tools._quantile as quantile_module
 import skdp.tools._statistics as module
 import skdp.utils._centred_sums as sums_module
-from skdp.tools import count_nonzero, histogram, mean, sum, var
+from skdp.tools import count_nonzero, histogram, mean, quantile, sum, var
 from skdp.utils._audit import audit
 
 EPSILON = 1.0
@@ -47,6 +51,12 @@ CASES = {
     "var": (
         lambda x, rng: var(x, epsilon=EPSILON, bounds=(-1.0, 1.0), random_state=rng),
         np.array([-1.0, -1.0, -1.0, 1.0]),
+    ),
+    "quantile": (
+        lambda x, rng: quantile(
+            x, 0.5, epsilon=EPSILON, bounds=(-1.0, 1.0), n_candidates=5, random_state=rng
+        ),
+        np.array([-1.0, -0.6, -0.1, 0.1, 0.6, 1.0]),
     ),
 }
 
@@ -107,6 +117,15 @@ def moments_too_little_noise(monkeypatch):
     _tenfold(monkeypatch, sums_module, "geometric")
 
 
+def quantile_too_little_noise(monkeypatch):
+    real = quantile_module.joint_quantiles
+
+    def mutant(values, fractions, bounds, n_candidates, epsilon, rng):
+        return real(values, fractions, bounds, n_candidates, 10 * epsilon, rng)
+
+    monkeypatch.setattr(quantile_module, "joint_quantiles", mutant)
+
+
 @pytest.mark.parametrize(
     "mutant, name",
     [
@@ -114,9 +133,13 @@ def moments_too_little_noise(monkeypatch):
         (count_too_little_noise, "count_nonzero"),
         (histogram_too_little_noise, "histogram"),
         (moments_too_little_noise, "mean"),
+        (quantile_too_little_noise, "quantile"),
     ],
 )
 def test_audit_flags_the_mutant(monkeypatch, mutant, name):
     mutant(monkeypatch)
-    result = run_audit(name, n_search=40, n_samples=200)
+    # the quantile mutant's tell (the median at -0.5 on about half the runs of the
+    # smaller data set, never on the other) needs ~100 runs to be found at 99.9%
+    n_search = 100 if name == "quantile" else 40
+    result = run_audit(name, n_search=n_search, n_samples=150 if name == "quantile" else 200)
     assert not result.passed, str(result)

@@ -8,7 +8,8 @@ import pytest
 
 from skdp import PrivacyLedger
 from skdp.mechanisms._joint import sequence_score
-from skdp.tools import quantile
+from skdp.tools import median, percentile, quantile
+from skdp.tools._quantile import decimal_grid, snap_to_candidates
 from skdp.utils._joint_quantiles import joint_inputs, joint_sensitivity
 
 X = np.random.default_rng(0).normal(10.0, 3.0, size=3000)
@@ -70,9 +71,9 @@ def test_repeated_levels_are_one_release():
 def test_large_epsilon_recovers_the_quantiles_within_a_grid_step(method):
     bounds = (-50.0, 50.0)
     out = quantile(X, LEVELS, epsilon=1e5, bounds=bounds, method=method, random_state=0)
-    step = (bounds[1] - bounds[0]) / 1024
+    step = 0.1  # the "auto" grid of [-50, 50]: 1001 candidates
     assert np.abs(out - np.quantile(X, LEVELS)).max() <= step
-    assert np.all(np.isin(out, np.linspace(*bounds, 1025)))
+    assert np.all(np.isin(out, np.round(np.linspace(*bounds, 1001), 12)))
 
 
 def test_unbounded_quantile_is_within_a_grid_step_at_large_epsilon():
@@ -220,3 +221,33 @@ def test_joint_sensitivity_of_evenly_spaced_levels():
     assert joint_sensitivity([1, 1, 1], 3) == 5
     assert joint_sensitivity([1] * 11, 11) == 33 - 4  # 2.64 against the paper's 1.82
     assert joint_sensitivity([1, 1], 2) == 2  # one median: 2 max(q, 1 - q) = 1
+
+
+@pytest.mark.parametrize(
+    ("bounds", "n_candidates"),
+    [((0, 128), 641), ((17, 91), 741), ((4, 8), 801), ((-100, 100), 1001), ((0, 1.5e6), 751),
+     ((0, 3.14159), 1025), ((0.3333, 1.7777), 1025)],
+)  # fmt: skip
+def test_the_auto_grid_is_round_when_the_bounds_allow(bounds, n_candidates):
+    assert decimal_grid(bounds) == n_candidates
+
+
+def test_values_equal_to_a_candidate_up_to_rounding_are_snapped_to_it():
+    candidates = np.linspace(17, 91, 741)
+    values = np.array([37.0, 37.05, 90.99999999999, 16.0, 50.3])
+    snapped = snap_to_candidates(values, (17.0, 91.0), 741)
+    assert snapped[0] == candidates[200] and snapped[2] == candidates[-1]
+    np.testing.assert_array_equal(snapped[[1, 3]], values[[1, 3]])  # not near a candidate
+    assert snapped[4] == candidates[333]
+
+
+def test_median_and_quartiles_of_integer_data_land_on_the_shared_values():
+    """Integer ages, ~70 records per value: the exact median and quartiles are values
+    many records share. The old default (a 1025-point grid that missed them, and a
+    score counting ties on neither side) released 53.75 or 53.8 for a median of 54 at
+    every epsilon; now they are released exactly at moderate epsilon."""
+    ages = np.random.default_rng(0).integers(17, 91, size=5000)
+    medians = [median(ages, epsilon=1.0, bounds=(0, 128), random_state=s) for s in range(10)]
+    assert medians.count(float(np.median(ages))) >= 9, medians
+    quartiles = percentile(ages, [25, 75], epsilon=1.0, bounds=(0, 128), random_state=0)
+    np.testing.assert_array_equal(quartiles, np.percentile(ages, [25, 75]))
