@@ -13,9 +13,9 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from skdp.accounting import PrivacyLedger, record_spend
 from skdp.base import DifferentialPrivacyMixin
 from skdp.linear_model._base import LinearDecisionMixin, clipped_features
-from skdp.mechanisms import check_random_state, l2_laplace, l2_laplace_noise, laplace
-from skdp.svm._hinge import certified_hinge_svm
+from skdp.mechanisms import check_random_state, l2_laplace_noise
 from skdp.svm._huber import Huber
+from skdp.svm._output import output_perturbation
 from skdp.svm._random_features import random_fourier_features
 from skdp.svm._svm_inputs import original_weights, svm_design, validated_xy
 from skdp.utils._erm import MAX_ITER, minimise, perturbation_parameters
@@ -80,7 +80,8 @@ class PrivateSVM(
         Output perturbation's noise: L2 Laplace (density ``exp(-epsilon ||b|| / Delta)``,
         :func:`~skdp.mechanisms.l2_laplace`) or i.i.d. Laplace per weight at the L1
         sensitivity ``sqrt(dim) Delta`` (:func:`~skdp.mechanisms.laplace`, exact on a
-        lattice, noisier by about ``sqrt(dim)``).
+        lattice; each weight's noise has ``sqrt(2 dim / (dim + 1)) < sqrt(2)`` times the
+        standard deviation).
     huber_width : float, default=0.5
         ``h`` of the Huber loss for ``mechanism="objective"``: quadratic on
         ``|1 - m| <= h``, curvature ``1 / (2 h)``.
@@ -173,9 +174,21 @@ class PrivateSVM(
     ``||w - w'||^2 <= C (h_z(w) - h_z(w')) <= C ||w - w'||``: the L2 sensitivity is
     ``Delta = C``. (Rubinstein et al.'s ``4 L C kappa / n`` is for substitution with
     the loss averaged; it is ``4 C`` in this scaling, twice the ``2 C`` above.) The
-    solver's answer is certified within ``tol Delta / 2`` of the minimiser, so the
-    released weights move by at most ``(1 + tol) Delta``, and L2 Laplace noise of that
-    sensitivity, or Laplace at ``sqrt(dim)`` times it, makes them ``epsilon``-DP.
+    released point ``w^`` is not the minimiser ``w*`` but is *certified* near it: for any
+    ``alpha`` in ``[0, C]^n``, weak duality gives ``D(alpha) <= P(w*)`` and 1-strong
+    convexity (``0`` in the subdifferential at ``w*``) ``P(w^) >= P(w*) + ||w^ - w*||^2 / 2``,
+    so ``||w^ - w*|| <= sqrt(2 G)`` with ``G = P(w^) - D(alpha)``. A fit releases ``w^``
+    only when a floating-point upper bound on ``G`` (``_hinge.hinge_gap_bound``: ``G``
+    as a sum of non-negative terms, with the rounding of every dot product bounded) is
+    at most ``r^2 / 2``, ``r = tol C / 2``; so on every dataset
+    ``||w^ - w*|| <= r`` and on neighbours ``||w^_D - w^_D'|| <= r + C + r = (1 + tol) C``
+    (speed_and_parity.md A2: ``Delta* + 2 sqrt(2 G* / mu)``, checked for ``mu = 1``,
+    ``Delta* = C`` add/remove, ``G* = r^2 / 2``). L2 Laplace noise of that sensitivity,
+    or Laplace at ``sqrt(dim)`` times it, makes the release ``epsilon``-DP. ``r`` is fixed
+    by the public ``C`` and ``tol`` before the fit, never by the gap reached; how
+    ``alpha`` and ``w^`` were found does not matter (smoothed Newton steps, an exact dual
+    on the rows near the margin, the full QP by Clarabel as a fallback:
+    ``skdp.svm._hinge_fast``), and the path taken is not released.
 
     *Objective*: the Huber loss has ``|l'| <= 1`` and ``l'' <= c = 1 / (2 h)``, so the
     argument of :class:`~skdp.linear_model.ObjectivePerturbationLogistic` applies with
@@ -214,8 +227,8 @@ class PrivateSVM(
 
     **Limitation**: whether the certificate succeeds depends on the data, so a
     :class:`~skdp.svm.SolverCertificateError` (raised before any noise is drawn) is
-    itself a bit of information about it. With the default ``tol`` the certificate
-    holds by orders of magnitude on every dataset tried.
+    itself a bit of information about it, as is the fit's running time. With the
+    default ``tol`` the certificate holds by orders of magnitude on every dataset tried.
 
     **Dask**: with ``mechanism="objective"``, ``fit`` takes a dask array or DataFrame
     ``X`` (and a dask or in-memory ``y``) without loading it on the driver: the rows are
@@ -226,7 +239,7 @@ class PrivateSVM(
     same ``random_state`` gives the in-memory model up to summation order.
     ``classes`` (and, for the linear kernel, ``data_norm`` or ``bounds``) must be given.
     ``mechanism="output"`` refuses dask input: its certified
-    QP solver needs all the rows at once. ``predict`` and ``decision_function`` on dask
+    solver needs all the rows at once. ``predict`` and ``decision_function`` on dask
     input return lazy dask arrays.
 
     References
@@ -353,15 +366,8 @@ class PrivateSVM(
 
     def _output_perturbation(self, rows, sign, epsilon, rng):
         """The certified hinge minimiser plus noise at ``(1 + tol) C``: one problem."""
-        sensitivity = float(self.C)  # add/remove, 1-Lipschitz loss, ||x~|| <= 1
-        w = certified_hinge_svm(rows, sign, self.C, max_distance=self.tol * sensitivity / 2)
-        sensitivity *= 1 + self.tol
         self.epsilon_split_["noise"] = self.epsilon_split_.get("noise", 0.0) + epsilon
-        if self.noise == "l2":
-            return l2_laplace(w, sensitivity=sensitivity, epsilon=epsilon, random_state=rng)
-        return laplace(
-            w, sensitivity=math.sqrt(w.size) * sensitivity, epsilon=epsilon, random_state=rng
-        )
+        return output_perturbation(rows, sign, self.C, self.tol, self.noise, epsilon, rng)
 
     def _objective(self, design, codes, positive, epsilon, rng):
         """Objective perturbation of the Huber loss: one problem (``positive`` vs rest)."""

@@ -26,8 +26,10 @@ import numpy as np
 import pytest
 from sklearn.exceptions import ConvergenceWarning
 
+import skdp.svm._output as output_module
 import skdp.svm._private_svm as module
 from skdp.svm import PrivateSVM
+from skdp.svm._hinge import hinge_gap_bound
 from skdp.utils._audit import audit
 
 EPSILON = 1.0
@@ -90,12 +92,13 @@ def test_objective_perturbation_passes_audit():
     ids=["output-l2", "output-laplace", "objective"],
 )
 def test_audit_flags_noise_for_10x_epsilon(monkeypatch, params, noise):
-    real = getattr(module, noise)
+    where = module if params is OBJECTIVE else output_module
+    real = getattr(where, noise)
 
     def too_little_noise(value, *, epsilon, **kwargs):
         return real(value, epsilon=10 * epsilon, **kwargs)
 
-    monkeypatch.setattr(module, noise, too_little_noise)
+    monkeypatch.setattr(where, noise, too_little_noise)
     statistic = abs if params is OBJECTIVE else None
     result = audit_model(params, n_search=40, n_samples=200, statistic=statistic)
     assert not result.passed, str(result)
@@ -114,6 +117,58 @@ def test_audit_flags_a_fit_that_ignores_the_curvature_term(monkeypatch):
     params = {**OBJECTIVE, "huber_width": 2.0}
     result = audit_model(params, n_search=200, n_samples=1000, statistic=abs)
     assert not result.passed, str(result)
+
+
+# ------------------------------------------------ the solver's gap term, (1 + tol) C
+# C = 1/2, tol = 1: the release may be anywhere within r = tol C / 2 = 1/4 of the exact
+# minimiser (w* = C M ~ 1/2 with the sixth record, 0 without), so two neighbouring
+# releases may be C + 2 r = 2 C apart, and the noise is calibrated to that. An
+# adversarial but certified solver moves each answer by 0.999 r away from the other.
+GAP = {"C": 0.5, "tol": 1.0, "noise": "l2", "mechanism": "output"}
+
+
+def adversarial_certified_solver(monkeypatch):
+    real = output_module.certified_hinge_svm
+
+    def solver(rows, sign, C, *, max_distance):
+        w = real(rows, sign, C, max_distance=max_distance)
+        moved = w + (0.999 if len(rows) == len(X) else -0.999) * max_distance
+        # every row has alpha = C at the optimum (margins < 1): the certificate holds
+        alpha = np.full(len(rows), C)
+        assert hinge_gap_bound(moved, alpha, rows, sign, C) <= max_distance**2 / 2
+        return moved
+
+    monkeypatch.setattr(output_module, "certified_hinge_svm", solver)
+
+
+def drop_the_gap_term(monkeypatch):
+    real = output_module.output_sensitivity
+    monkeypatch.setattr(output_module, "output_sensitivity", lambda C, tol: (real(C, tol)[0], C))
+
+
+def test_output_passes_audit_with_an_adversarial_certified_solver(monkeypatch):
+    adversarial_certified_solver(monkeypatch)
+    result = audit_model(GAP, n_search=100, n_samples=500)
+    assert result.passed, str(result)
+
+
+def test_audit_flags_output_noise_without_the_gap_term(monkeypatch):
+    """Noise at C instead of C + 2 r: the releases differ by ~2 C, so the true epsilon is
+    ~2; the same certified (adversarial) solver as above."""
+    adversarial_certified_solver(monkeypatch)
+    drop_the_gap_term(monkeypatch)
+    result = audit_model(GAP, n_search=100, n_samples=500)
+    assert not result.passed, str(result)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mutant", [False, True], ids=["certified", "no-gap-term"])
+def test_large_audit_of_the_gap_term(monkeypatch, mutant):
+    adversarial_certified_solver(monkeypatch)
+    if mutant:
+        drop_the_gap_term(monkeypatch)
+    result = audit_model(GAP, n_search=2000, n_samples=10000, random_state=1)
+    assert result.passed is not mutant, str(result)
 
 
 @pytest.mark.slow

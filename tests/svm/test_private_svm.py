@@ -11,12 +11,11 @@ from sklearn.datasets import load_iris, make_classification, make_moons
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC, LinearSVC
 
-import skdp.svm._hinge as hinge
+import skdp.svm._output as output_module
 import skdp.svm._private_svm as module
 from skdp import PrivacyLedger
 from skdp.exceptions import ClippingWarning, PrivacyLeakWarning
-from skdp.svm import PrivateSVM, SolverCertificateError
-from skdp.svm._hinge import certified_hinge_svm
+from skdp.svm import PrivateSVM
 from skdp.svm._private_svm import random_fourier_features
 from skdp.utils._erm import INTERCEPT_SHARE
 
@@ -85,14 +84,16 @@ def huber_objective_gradient(w, Z, sign, C, width):
 
 
 def recording(monkeypatch, name):
-    """Replace module.<name> (a noise mechanism) by a wrapper that records its calls."""
-    calls, real = [], getattr(module, name)
+    """Replace <name> (a noise mechanism) by a wrapper that records its calls: output
+    perturbation's mechanisms are called from skdp.svm._output."""
+    where = output_module if name in ("l2_laplace", "laplace") else module
+    calls, real = [], getattr(where, name)
 
     def wrapper(value, **kwargs):
         calls.append((np.array(value, dtype=float), kwargs))
         return real(value, **kwargs)
 
-    monkeypatch.setattr(module, name, wrapper)
+    monkeypatch.setattr(where, name, wrapper)
     return calls
 
 
@@ -233,64 +234,6 @@ def test_large_epsilon_output_one_vs_rest_recovers_the_exact_qp(monkeypatch):
         np.testing.assert_allclose(released[k], reference, rtol=0, atol=1e-4)
     # predict is the argmax of the per-class scores of the scaled problem
     np.testing.assert_array_equal(fitted.predict(X_IRIS), (Z @ released.T).argmax(axis=1))
-
-
-@pytest.mark.parametrize("C", [0.05, 1.0, 30.0])
-def test_certified_solver_matches_cvxpy_and_proves_its_gap(monkeypatch, C):
-    Z = design(X_BIN, NORM_BIN)
-    solves, real = [], hinge._clarabel_solve
-
-    def recording_solve(*args):
-        solves.append(real(*args))
-        return solves[-1]
-
-    monkeypatch.setattr(hinge, "_clarabel_solve", recording_solve)
-    max_distance = 1e-3 * C
-    w = certified_hinge_svm(Z, SIGN_BIN, C, max_distance=max_distance)
-    reference = cvxpy_hinge(Z, SIGN_BIN, C)
-    np.testing.assert_allclose(w, reference, rtol=1e-6, atol=1e-6 * max(1.0, C))
-    assert np.linalg.norm(w - reference) <= max_distance
-    # the duality gap, recomputed here, is below max_distance**2 / 2
-    alpha = np.clip(solves[-1][1], 0.0, C)
-    primal = 0.5 * w @ w + C * np.maximum(0.0, 1 - SIGN_BIN * (Z @ w)).sum()
-    v = Z.T @ (alpha * SIGN_BIN)
-    dual = alpha.sum() - 0.5 * v @ v
-    assert -1e-9 * primal <= primal - dual <= max_distance**2 / 2
-
-
-def test_certificate_error_when_the_solver_answer_is_poor(monkeypatch):
-    monkeypatch.setattr(
-        hinge, "_clarabel_solve", lambda rows, sign, C, accuracy: (np.zeros(5), np.zeros(300))
-    )
-    with pytest.raises(SolverCertificateError, match="duality gap"):
-        certified_hinge_svm(design(X_BIN, NORM_BIN), SIGN_BIN, 1.0, max_distance=0.005)
-    # through the estimator: nothing is released, and nothing is spent
-    with PrivacyLedger() as ledger, pytest.raises(SolverCertificateError, match="tol"):
-        model().fit(X_BIN, Y_BIN)
-    assert len(ledger.entries) == 0 and ledger.total.epsilon == 0
-
-
-def test_certificate_error_when_the_distance_is_below_rounding():
-    with pytest.raises(SolverCertificateError):
-        certified_hinge_svm(design(X_BIN, NORM_BIN), SIGN_BIN, 1.0, max_distance=1e-9)
-
-
-def test_certificate_falls_back_on_the_dual_point_and_a_tighter_solve(monkeypatch):
-    """A useless primal w but a good alpha: the point sum_i alpha_i y_i x_i is certified."""
-    Z = design(X_BIN, NORM_BIN)
-    accuracies, real = [], hinge._clarabel_solve
-
-    def bad_primal(rows, sign, C, accuracy):
-        accuracies.append(accuracy)
-        w, alpha = real(rows, sign, C, accuracy)
-        if len(accuracies) == 1:  # the first solve is useless altogether
-            return np.full_like(w, np.nan), np.zeros_like(alpha)
-        return np.zeros_like(w), alpha
-
-    monkeypatch.setattr(hinge, "_clarabel_solve", bad_primal)
-    w = certified_hinge_svm(Z, SIGN_BIN, 1.0, max_distance=0.005)
-    assert accuracies == [1e-12, 1e-15]
-    assert np.linalg.norm(w - cvxpy_hinge(Z, SIGN_BIN, 1.0)) <= 0.005
 
 
 @pytest.mark.parametrize("fit_intercept", [True, False])
