@@ -213,3 +213,15 @@ def test_the_split_reads_no_data_and_an_added_row_moves_no_other_row():
     second = split_rows(101, 0.2, np.random.default_rng(7))
     assert np.array_equal(first, second[:100])
     assert 0.1 < first.mean() < 0.3
+
+
+@pytest.mark.slow  # a dask round trip per run: 38 s on the loaded 2-core machine
+def test_runs_on_the_dask_backend_are_measured_where_they_run(dask_client):
+    """Each run's ledger lives in the worker process; the search charges the bound once."""
+    search = PrivateGridSearchCV(NB, NB_GRID, epsilon=3.0, random_state=0)
+    local = search.fit(X, Y).cv_results_
+    with PrivacyLedger() as ledger, parallel_config(backend="dask"):
+        remote = search.set_params(n_jobs=-1).fit(X, Y).cv_results_
+    assert ledger.total == search.privacy_spent_ == PrivacyBudget(3.0)
+    assert remote["params"] == local["params"]
+    assert remote["noisy_correct_count"] == local["noisy_correct_count"]
