@@ -29,11 +29,13 @@ def test_skdp_side_writes_the_summary(tmp_path):
         "std",
         "worst",
         "seeds",
+        "failures",
     ]
     statistics = [*tools_compare.STATISTICS, *tools_compare.SCALER_STATISTICS]
     assert len(summary) == 2 * len(statistics)
     assert set(summary["statistic"]) == set(statistics)
     assert set(summary["library"]) == {"skdp"} and set(summary["seeds"]) == {2}
+    assert set(summary["failures"]) == {0}
     assert np.all(np.isfinite(summary["mean"])) and np.all(summary["worst"] >= summary["mean"])
     # more budget, smaller errors: the means at epsilon 5 are below those at 1 overall
     by_epsilon = summary.groupby("epsilon")["mean"].mean()
