@@ -12,7 +12,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import scale
 
-from skdp.accounting import privacy_spent
+from skdp.accounting import PrivacyLedger, privacy_spent
 from skdp.decomposition import PCA
 from skdp.exceptions import ClippingWarning
 from skdp.linear_model import ObjectivePerturbationLogistic
@@ -35,7 +35,7 @@ def test_budget_is_spent_exactly_and_recorded(params):
     assert pca.privacy_spent_.epsilon == pytest.approx(0.8, rel=1e-12)
     assert math.fsum(pca.epsilon_split_.values()) == pytest.approx(0.8, rel=1e-12)
     split = pca.epsilon_split_
-    assert split["eigenvectors"] == pytest.approx(2 * split["eigenvalues"])
+    assert split["eigenvectors"] == pytest.approx(7 * split["eigenvalues"])
     assert (split["data_norm"] > 0) == ("data_norm" not in params)
     assert (split["bounds"] > 0) == ("bounds" not in params)
 
@@ -120,3 +120,15 @@ def test_a_mean_within_its_noise_is_the_box_midpoint():
     assert np.count_nonzero(low.mean_) <= 2  # 13 features: the noise explains the offsets
     shifted = PCA(2, epsilon=1e4, bounds=(-4.0, 8.0), data_norm=6.0, random_state=0)
     assert np.allclose(shifted.fit(X_WINE + 2.0).mean_, 2.0, atol=0.01)
+
+
+def test_the_last_of_all_directions_costs_nothing():
+    with PrivacyLedger() as ledger:
+        pca = PCA(epsilon=1.0, random_state=0, **DECLARED).fit(X_WINE[:, :3])
+    draws = [e for e in ledger.entries if e.mechanism == "sphere_exponential"]
+    assert len(draws) == 2 and pca.components_.shape == (3, 3)
+    assert sum(e.epsilon for e in draws) == pytest.approx(pca.epsilon_split_["eigenvectors"])
+    assert np.allclose(pca.components_ @ pca.components_.T, np.eye(3), atol=1e-10)
+    one = PCA(epsilon=1.0, random_state=0, **DECLARED).fit(X_WINE[:, :1])
+    assert one.components_.tolist() == [[1.0]] and one.epsilon_split_["eigenvectors"] == 0.0
+    assert one.privacy_spent_.epsilon == pytest.approx(1.0)

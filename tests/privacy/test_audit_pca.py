@@ -11,7 +11,7 @@ of the first draw, after the noisy mean).
 
 The estimator, audited on these neighbours, must pass. The fits cost a few
 milliseconds each (exact lattice noise for the mean), so the fast mutant test audits
-the spectral release (:func:`skdp.decomposition._pca.release_spectrum`, the noisy
+the spectral release (:func:`skdp.decomposition._spectrum.release_spectrum`, the noisy
 eigenvalues and the first direction) on scaled rows ``Z`` with and without an extra
 unit row, where more runs fit in the time; a mutant whose mechanisms use 10x the
 epsilon they record must be flagged there, and (``-m slow``) on the whole fit. The
@@ -23,11 +23,11 @@ import warnings
 import numpy as np
 import pytest
 
-import skdp.decomposition._pca as pca_module
+import skdp.decomposition._spectrum as spectrum_module
 import skdp.mechanisms._bingham as bingham_module
 import skdp.utils._centred_sums as centred_sums_module
 from skdp.decomposition import PCA
-from skdp.decomposition._pca import release_spectrum
+from skdp.decomposition._spectrum import release_spectrum
 from skdp.exceptions import ClippingWarning
 from skdp.mechanisms._bingham import sphere_exponential
 from skdp.utils._audit import audit
@@ -81,7 +81,7 @@ def test_pca_passes_a_large_audit():
 
 
 def _mutate_fit(monkeypatch):
-    _ten_times(monkeypatch, pca_module, ("laplace", "sphere_exponential"))
+    _ten_times(monkeypatch, spectrum_module, ("laplace", "sphere_exponential"))
     _ten_times(monkeypatch, centred_sums_module, ("geometric", "laplace"))
 
 
@@ -122,7 +122,7 @@ def test_spectrum_passes_a_large_audit():
 
 
 def test_audit_flags_a_spectrum_noised_for_ten_times_epsilon(monkeypatch):
-    _ten_times(monkeypatch, pca_module, ("laplace", "sphere_exponential"))
+    _ten_times(monkeypatch, spectrum_module, ("laplace", "sphere_exponential"))
     result = audit_spectrum(n_search=60, n_samples=300)
     assert not result.passed, str(result)
 
