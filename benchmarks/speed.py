@@ -8,9 +8,11 @@ Every public estimator (:func:`skdp.utils.discovery.all_estimators`) is fitted o
 synthetic data of a fixed seed next to its non-private counterpart, at each size. The
 repeats are interleaved (private, counterpart, private, ... so that a burst of load on a
 shared machine hits both sides) and summarised by their min and median; the ratio is
-private / counterpart. Peak memory is measured once per side and size, in a separate
-untimed fit under :mod:`tracemalloc` (numpy's buffers and Python objects; memory that
-compiled code allocates past Python's allocator is not seen). The scaling exponent is
+private / counterpart, of wall-clock time and of CPU time (less sensitive to other
+processes on a shared machine; it counts every thread, so BLAS threads add up). Peak
+memory is measured once per side and size, in a separate untimed fit under
+:mod:`tracemalloc` (numpy's buffers and Python objects; memory that compiled code
+allocates past Python's allocator is not seen). The scaling exponent is
 the least-squares slope of log(median time) against log(rows) over the sizes measured.
 
 Variants: ``declared`` gives the private estimator its public inputs (bounds, classes,
@@ -42,7 +44,8 @@ N_ITEMS = 40
 COLUMNS = [
     "estimator", "variant", "counterpart", "n_samples", "n_features", "repeats",
     "private_min_s", "private_median_s", "baseline_min_s", "baseline_median_s",
-    "ratio_min", "ratio_median", "private_peak_mb", "baseline_peak_mb", "memory_ratio",
+    "ratio_min", "ratio_median", "private_cpu_median_s", "baseline_cpu_median_s",
+    "ratio_cpu_median", "private_peak_mb", "baseline_peak_mb", "memory_ratio",
     "private_exponent", "baseline_exponent", "load_avg", "note",
 ]  # fmt: skip
 BOX = (-1.0, 1.0)
@@ -216,9 +219,10 @@ def specs():
 
 
 def _fit_time(model, X, y):
-    start = time.perf_counter()
+    """Wall-clock and CPU seconds (this process, all its threads) of one fit."""
+    start, cpu = time.perf_counter(), time.process_time()
     model.fit(X, y) if y is not None else model.fit(X)
-    return time.perf_counter() - start
+    return time.perf_counter() - start, time.process_time() - cpu
 
 
 def _peak_mb(model, X, y):
@@ -234,12 +238,15 @@ def measure(spec, variant, n, repeats, *, baseline=True):
     """One row (a dict of ``COLUMNS`` but the exponents) for ``spec`` at ``n`` rows."""
     X, y = spec.data(int(n), seed=0)
     times = {"private": [], "baseline": []}
+    cpu = {"private": [], "baseline": []}
     sides = {"private": lambda s: spec.private(variant, s), "baseline": spec.baseline}
     if not baseline:
         sides.pop("baseline")
     for r in range(repeats):  # interleaved, the order alternating
         for side in sorted(sides, reverse=bool(r % 2)):
-            times[side].append(_fit_time(sides[side](r), X, y))
+            wall, seconds = _fit_time(sides[side](r), X, y)
+            times[side].append(wall)
+            cpu[side].append(seconds)
     peaks = {side: _peak_mb(make(0), X, y) for side, make in sides.items()}
     row = {"estimator": spec.name, "variant": variant, "counterpart": spec.counterpart,
            "n_samples": int(n), "n_features": X.shape[1], "repeats": repeats,
@@ -249,8 +256,10 @@ def measure(spec, variant, n, repeats, *, baseline=True):
         row[f"{side}_min_s"] = min(found) if found else np.nan
         row[f"{side}_median_s"] = float(np.median(found)) if found else np.nan
         row[f"{side}_peak_mb"] = peaks.get(side, np.nan)
+        row[f"{side}_cpu_median_s"] = float(np.median(cpu[side])) if cpu[side] else np.nan
     row["ratio_min"] = row["private_min_s"] / row["baseline_min_s"]
     row["ratio_median"] = row["private_median_s"] / row["baseline_median_s"]
+    row["ratio_cpu_median"] = row["private_cpu_median_s"] / row["baseline_cpu_median_s"]
     row["memory_ratio"] = row["private_peak_mb"] / row["baseline_peak_mb"]
     if not baseline:
         row["note"] = spec.reason
@@ -310,20 +319,22 @@ def run(names, variants, sizes, repeats, max_seconds, progress=print):
 def _line(row):
     return (f"{row['estimator']} [{row['variant']}] n={row['n_samples']:.0e}: "
             f"{row['private_median_s']:.3g} s vs {row['baseline_median_s']:.3g} s, "
-            f"ratio {row['ratio_median']:.2f} (load {row['load_avg']})")  # fmt: skip
+            f"ratio {row['ratio_median']:.2f}, CPU {row['ratio_cpu_median']:.2f} "
+            f"(load {row['load_avg']})")  # fmt: skip
 
 
 def markdown(frame):
     """The table as Markdown: times in seconds, memory in MiB."""
     head = ("| estimator | variant | rows | private s (min / median) | counterpart s "
-            "(min / median) | ratio (min / median) | peak MiB (private / counterpart) "
+            "(min / median) | ratio (min / median) | CPU ratio | peak MiB (private / counterpart) "
             "| exponent (private / counterpart) | load | note |")  # fmt: skip
-    lines = [head, "|" + "---|" * 10]
+    lines = [head, "|" + "---|" * 11]
     for r in frame.itertuples():
         lines.append(
             f"| {r.estimator} | {r.variant} | {r.n_samples:.0e} | {r.private_min_s:.3g} / "
             f"{r.private_median_s:.3g} | {r.baseline_min_s:.3g} / {r.baseline_median_s:.3g} | "
-            f"{r.ratio_min:.2f} / {r.ratio_median:.2f} | {r.private_peak_mb:.3g} / "
+            f"{r.ratio_min:.2f} / {r.ratio_median:.2f} | {r.ratio_cpu_median:.2f} | "
+            f"{r.private_peak_mb:.3g} / "
             f"{r.baseline_peak_mb:.3g} | {r.private_exponent:.2f} / {r.baseline_exponent:.2f} "
             f"| {r.load_avg} | {'' if pd.isna(r.note) else r.note} |"
         )

@@ -43,6 +43,8 @@ def test_a_tiny_run_writes_one_sane_row_per_estimator_variant_and_size(tmp_path)
         assert np.isfinite(frame[f"{side}_exponent"]).all()
     ratio = frame["private_median_s"] / frame["baseline_median_s"]
     np.testing.assert_allclose(frame["ratio_median"], ratio)
+    cpu = frame["private_cpu_median_s"] / frame["baseline_cpu_median_s"]
+    np.testing.assert_allclose(frame["ratio_cpu_median"], cpu)
     np.testing.assert_allclose(
         frame["memory_ratio"], frame["private_peak_mb"] / frame["baseline_peak_mb"]
     )
