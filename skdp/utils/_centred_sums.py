@@ -112,9 +112,10 @@ def centred_sums(
     *,
     groups=None,
     n_groups=1,
-    epsilon_count,
+    epsilon_count=None,
     epsilon_sums,
     epsilon_squares=None,
+    count=None,
     var_floor=VAR_FLOOR,
     stacklevel=2,
     random_state=None,
@@ -135,10 +136,18 @@ def centred_sums(
         a classifier); None puts every row in group 0.
     n_groups : int, default=1
         Number of groups; every group is noised, empty ones included.
-    epsilon_count, epsilon_sums : float
-        Budget of the counts and of the sums (> 0).
+    epsilon_count : float or None, default=None
+        Budget of the counts (> 0); required unless ``count`` is given, and must then
+        be None.
+    epsilon_sums : float
+        Budget of the sums (> 0).
     epsilon_squares : float or None, default=None
         Budget of the squares; None releases no squares (``var`` is then None).
+    count : array-like of shape (n_groups,) of int or None, default=None
+        Noisy counts the caller has already released (the ``count`` of an earlier
+        release, e.g. the class counts a classifier released before estimating its
+        bounds): they are reused, post-processing, and no count is released here. None
+        releases the counts at ``epsilon_count``.
     var_floor : float, default=VAR_FLOOR
         Public relative variance floor ``kappa``: ``var >= kappa h^2`` (in ``(0, 1]``);
         the noise scale of the squares raises the floor further (module docstring).
@@ -154,8 +163,9 @@ def centred_sums(
     Notes
     -----
     **Privacy**: ``epsilon_count + epsilon_sums + epsilon_squares``-DP under add/remove
-    of one row (its group is part of the row). The row lies in one group and moves
-    only that group's statistics (parallel composition over the groups), so each
+    of one row (its group is part of the row); with ``count`` given, ``epsilon_sums +
+    epsilon_squares`` on top of the release of ``count``. The row lies in one group and
+    moves only that group's statistics (parallel composition over the groups), so each
     statistic is released for all groups at once, as one vector whose L1 sensitivity
     is the one of a single group (one mechanism call per statistic, noise on every
     group, empty ones included). Within its group the row moves:
@@ -204,7 +214,16 @@ def centred_sums(
         raise ValueError("the bounds must satisfy lower < upper for every feature")
     if not 0 < var_floor <= 1:
         raise ValueError(f"var_floor must be in (0, 1], got {var_floor!r}")
-    epsilons = [check_epsilon(epsilon_count), check_epsilon(epsilon_sums)]
+    if (count is None) == (epsilon_count is None):
+        raise ValueError("give exactly one of epsilon_count (release the counts) and count")
+    if count is not None:
+        count = np.asarray(count)
+        if count.shape != (n_groups,) or not np.issubdtype(count.dtype, np.integer):
+            raise ValueError(f"count must be {n_groups} released integer counts")
+    epsilons = [
+        None if count is not None else check_epsilon(epsilon_count),
+        check_epsilon(epsilon_sums),
+    ]
     if epsilon_squares is not None:
         epsilons.append(check_epsilon(epsilon_squares))
     rng = check_random_state(random_state)
@@ -228,7 +247,8 @@ def centred_sums(
 
     # one release per statistic over all groups: a row lies in one group, so the
     # (n_groups,) counts have L1 sensitivity 1 and the (n_groups, d) sums d
-    count = geometric(exact_count, epsilon=epsilons[0], random_state=rng)
+    if count is None:
+        count = geometric(exact_count, epsilon=epsilons[0], random_state=rng)
     sums = laplace(exact_sums, sensitivity=d, epsilon=epsilons[1], random_state=rng)
     squares = None
     if exact_squares is not None:

@@ -29,12 +29,13 @@ def test_the_fit_spends_epsilon_exactly(bounds, epsilon):
     split = model.epsilon_split_
     assert set(split) == {"n_samples", "bounds", "counts", "sums", "squares"}
     assert sum(split.values()) == pytest.approx(epsilon, rel=1e-12)
-    rest = split["counts"] + split["sums"] + split["squares"]
-    assert [split[k] / rest for k in ("counts", "sums", "squares")] == pytest.approx(
-        [0.2, 0.4, 0.4]
-    )
+    assert split["n_samples"] == 0.0  # the class counts serve as the record count
+    assert split["sums"] == pytest.approx(split["squares"])
     if bounds is not None:
-        assert split["n_samples"] == split["bounds"] == 0.0
+        assert split["bounds"] == 0.0
+        assert split["counts"] == pytest.approx(0.2 * epsilon)
+    else:
+        assert split["counts"] == pytest.approx(0.1 * epsilon)
 
 
 def test_no_exact_count_is_released():
@@ -59,7 +60,7 @@ def test_bounds_none_are_estimated_privately_and_not_written_back():
     y = (X[:, 0] > 5).astype(int)
     model = GaussianNB(epsilon=1.0, classes=[0, 1], random_state=0).fit(X, y)
     assert model.bounds is None and model.bounds_tier_ in (1, 2)
-    assert model.epsilon_split_["bounds"] > 0 and model.epsilon_split_["n_samples"] > 0
+    assert model.epsilon_split_["bounds"] > 0 and model.epsilon_split_["counts"] > 0
     lower, upper = model.bounds_
     assert not np.array_equal(upper, X.max(axis=0))  # a private quantile, not the max
     assert np.all(upper > 8) and np.all(upper < 15) and np.all(lower < 2)
@@ -92,7 +93,8 @@ def test_rows_outside_the_bounds_are_clipped():
 
 
 def test_large_epsilon_gives_scikit_learns_model_on_iris():
-    model = GaussianNB(epsilon=1e5, random_state=0, **PUBLIC).fit(X_IRIS, Y_IRIS)
+    model = GaussianNB(epsilon=1e5, variances="per_class", random_state=0, **PUBLIC)
+    model.fit(X_IRIS, Y_IRIS)
     exact = SklearnGaussianNB().fit(X_IRIS, Y_IRIS)
     np.testing.assert_allclose(model.theta_, exact.theta_, atol=0.01)
     np.testing.assert_allclose(model.var_, exact.var_, rtol=0.1, atol=0.01)

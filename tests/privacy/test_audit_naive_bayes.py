@@ -15,9 +15,12 @@ A mutant whose mechanisms draw the noise for 10x the epsilon they record must be
 flagged; the estimator, audited on the same neighbours, must pass.
 """
 
+import warnings
+
 import numpy as np
 import pytest
 
+import skdp.naive_bayes._budget as budget_module
 import skdp.utils._centred_sums as centred_sums_module
 from skdp.naive_bayes import GaussianNB
 from skdp.utils._audit import audit
@@ -81,4 +84,52 @@ def test_audit_flags_noise_for_ten_times_epsilon(monkeypatch):
 
         monkeypatch.setattr(centred_sums_module, mechanism, too_little_noise)
     result = run_audit("theta", n_search=30, n_samples=150)
+    assert not result.passed, str(result)
+
+
+# bounds=None: the class counts are released first (skdp.naive_bayes._budget) and reused
+# by the sums; on six records the private bounds fall back to the public box (tier 3,
+# nothing spent), so the count takes 10% of epsilon. The extra record is the third of
+# class 1, so the released count (3 or 2) is not hidden by the floor at 1.
+X_NONE = np.array([[0.0], [0.0], [0.0], [1.0], [1.0], [1.0]])
+Y_NONE = np.array([0, 0, 0, 1, 1, 1])
+FIRST_NONE, SECOND_NONE = (X_NONE, Y_NONE), (X_NONE[:-1], Y_NONE[:-1])
+
+
+def count_without_bounds(data, rng):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the public fallback box
+        model = GaussianNB(epsilon=EPSILON, classes=[0, 1], random_state=rng).fit(*data)
+    return model.class_count_[1]
+
+
+def test_the_shared_count_passes_the_audit():
+    result = audit(
+        count_without_bounds, FIRST_NONE, SECOND_NONE, epsilon=EPSILON, n_search=30,
+        n_samples=150, random_state=0,
+    )  # fmt: skip
+    assert result.passed, str(result)
+
+
+@pytest.mark.slow
+def test_the_shared_count_passes_a_large_audit():
+    result = audit(
+        count_without_bounds, FIRST_NONE, SECOND_NONE, epsilon=EPSILON, n_search=500,
+        n_samples=5000, random_state=1,
+    )  # fmt: skip
+    assert result.passed, str(result)
+
+
+def test_audit_flags_a_shared_count_with_too_little_noise(monkeypatch):
+    """The count drawn for 50x its epsilon (5, not 0.1) is flagged against epsilon 1."""
+    real = budget_module.geometric
+
+    def too_little_noise(value, *, epsilon, **kwargs):
+        return real(value, epsilon=50 * epsilon, **kwargs)
+
+    monkeypatch.setattr(budget_module, "geometric", too_little_noise)
+    result = audit(
+        count_without_bounds, FIRST_NONE, SECOND_NONE, epsilon=EPSILON, n_search=30,
+        n_samples=150, random_state=0,
+    )  # fmt: skip
     assert not result.passed, str(result)

@@ -1,0 +1,80 @@
+"""GaussianNB's budget: class counts first, then private bounds, then sums and squares.
+
+With declared bounds the budget is split ``SPLIT`` (counts, sums, squares). With
+``bounds=None`` the noisy class counts are released first, at ``COUNT_SHARE`` of
+epsilon, and serve twice: their total is the noisy record count that sizes the private
+bounds (:func:`skdp.utils._bounds.bounds_share`, whose tier and share depend on it), and
+they are the counts of the model (:func:`skdp.utils._centred_sums.centred_sums` with
+``count=``). Releasing a separate total as well would spend budget on a number the
+class counts already give.
+"""
+
+import math
+import warnings
+
+import numpy as np
+
+from skdp.mechanisms import geometric
+from skdp.utils._bounds import FALLBACK_BOUND, bounds_share, estimate_bounds
+from skdp.utils.validation import split_budget
+
+__all__ = ["COUNT_SHARE", "SPLIT", "counts_then_bounds"]
+
+# declared bounds: shares of epsilon for class counts, sums, squares
+SPLIT = {"counts": 0.2, "sums": 0.4, "squares": 0.4}
+# bounds=None: the class counts' share of epsilon (released first); the sums and squares
+# split what the bounds leave evenly
+COUNT_SHARE = 0.1
+
+
+def counts_then_bounds(X, codes, n_classes, epsilon, *, stacklevel, random_state):
+    """Release the class counts, then private bounds sized by their total.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        Finite training rows.
+    codes : ndarray of shape (n_samples,) of int
+        The class index of every row, in ``[0, n_classes)``.
+    n_classes : int
+        Number of public classes (every class count is noised, empty ones included).
+    epsilon : float
+        The whole budget of the fit.
+    stacklevel : int
+        Of the fallback-box warning, counted from the caller.
+    random_state : numpy.random.Generator
+
+    Returns
+    -------
+    count : ndarray of shape (n_classes,) of int
+        The noisy class counts (discrete Laplace, sensitivity 1: a record is in one
+        class).
+    bounds : tuple of ndarray
+        ``(lower, upper)`` from :func:`skdp.utils._bounds.estimate_bounds`.
+    tier : int
+        The bounds' tier (3: the public fallback box, nothing spent).
+    split : dict
+        ``{"n_samples": 0, "bounds", "counts", "sums", "squares"}``, adding up to
+        ``epsilon``.
+    """
+    epsilon_count = COUNT_SHARE * epsilon
+    exact = np.bincount(codes, minlength=n_classes)
+    count = geometric(exact, epsilon=epsilon_count, random_state=random_state)
+    # the total of the released counts: post-processing, the record count of the tiers
+    n_noisy = max(int(np.sum(count)), 1)
+    share, tier = bounds_share(n_noisy, epsilon, X.shape[1])
+    if tier == 3:
+        warnings.warn(
+            f"epsilon={epsilon:g} with about {n_noisy} records is too little to estimate "
+            f"feature bounds privately; using the public fallback [-{FALLBACK_BOUND:g}, "
+            f"{FALLBACK_BOUND:g}] for every feature. Pass bounds= from domain knowledge.",
+            UserWarning,
+            stacklevel=stacklevel + 1,
+        )
+    bounds = estimate_bounds(
+        X, epsilon=share * epsilon, tier=tier, n_noisy=n_noisy, random_state=random_state
+    )
+    split = {"n_samples": 0.0, "bounds": share * epsilon, "counts": epsilon_count}
+    rest = epsilon - math.fsum(split.values())
+    split.update(split_budget(rest, {"sums": 1, "squares": 1}))
+    return count, bounds, tier, split

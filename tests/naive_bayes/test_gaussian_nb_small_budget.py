@@ -1,0 +1,82 @@
+"""GaussianNB at small budgets: one release of the class counts, pooled variances and
+the noisy-majority fallback (skdp.naive_bayes._budget, skdp.naive_bayes._small_budget)."""
+
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_iris
+
+from skdp import PrivacyLedger
+from skdp.naive_bayes import GaussianNB
+from skdp.naive_bayes._small_budget import pooled_means
+from skdp.utils._centred_sums import CentredSums
+
+X_IRIS, Y_IRIS = load_iris(return_X_y=True)
+PUBLIC = {"bounds": (0.0, 8.0), "classes": [0, 1, 2]}
+
+
+def test_bounds_none_releases_the_class_counts_once():
+    """The class counts come first and their total sizes the private bounds: no
+    separate record count, and centred_sums reuses them (one geometric release)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # clipping to the private 98% quantiles
+        with PrivacyLedger() as ledger:
+            model = GaussianNB(epsilon=2.0, classes=[0, 1, 2], random_state=0)
+            model.fit(X_IRIS, Y_IRIS)
+    counts = [entry for entry in ledger.entries if entry.mechanism == "geometric"]
+    assert len(counts) == 1 and counts[0].epsilon == pytest.approx(0.2)
+    assert model.epsilon_split_["n_samples"] == 0.0
+    assert model.epsilon_split_["counts"] == pytest.approx(0.2)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_a_budget_too_small_for_the_data_predicts_the_noisy_majority_class(seed):
+    model = GaussianNB(epsilon=0.02, random_state=seed, **PUBLIC).fit(X_IRIS, Y_IRIS)
+    assert model.fallback_
+    majority = model.classes_[np.argmax(model.class_count_)]
+    assert np.all(model.predict(X_IRIS) == majority)
+    assert np.all(model.theta_ == model.theta_[0]) and np.all(model.var_ == model.var_[0])
+    # the classes' probabilities are their priors, whatever the row
+    np.testing.assert_allclose(model.predict_proba(X_IRIS), np.tile(model.class_prior_, (150, 1)))
+
+
+def test_no_fallback_when_the_means_carry_signal():
+    model = GaussianNB(epsilon=5.0, random_state=0, **PUBLIC).fit(X_IRIS, Y_IRIS)
+    assert not model.fallback_
+    assert len(set(model.predict(X_IRIS))) == 3 and model.score(X_IRIS, Y_IRIS) > 0.85
+
+
+def test_the_rule_lowers_the_noisy_total_by_its_noise():
+    """13 features, class counts released at 0.02 (noise scale 50), one of them 428 for
+    41 rows: the average of the released counts, 161.7, would give a mean noise of
+    sqrt(2) 13 / (0.1 161.7) = 1.14 half-ranges and pass; lowered by three noise
+    scales of the total (3 sqrt(3) / 0.02) it is 75 (2.45 half-ranges) and every class
+    falls back. With a precise count (epsilon 10) the same release keeps its means."""
+    d, n = 13, np.array([428.0, 22.0, 35.0])
+    stats = CentredSums(
+        count=n.astype(np.int64), n=n, sums=np.zeros((3, d)), squares=np.ones((3, d)),
+        mean=np.arange(3.0)[:, None] * np.ones(d), var=np.ones((3, d)),
+        centre=np.zeros(d), half=np.ones(d),
+    )  # fmt: skip
+    assert np.sqrt(2) * d / (0.1 * n.mean()) < 1.5
+    theta, fallback = pooled_means(stats, epsilon_sums=0.1, epsilon_counts=0.02)
+    assert fallback and np.all(theta == 0.0)
+    theta, fallback = pooled_means(stats, epsilon_sums=0.1, epsilon_counts=10.0)
+    assert not fallback and np.array_equal(theta, stats.mean)
+
+
+def test_pooled_variances_are_the_within_class_variance():
+    model = GaussianNB(epsilon=1e6, random_state=0, **PUBLIC).fit(X_IRIS, Y_IRIS)
+    sizes = np.bincount(Y_IRIS)
+    within = sum(sizes[k] * X_IRIS[Y_IRIS == k].var(axis=0) for k in range(3)) / sizes.sum()
+    np.testing.assert_allclose(model.var_, np.tile(within, (3, 1)), rtol=1e-3)
+
+
+def test_per_class_variances_on_request():
+    model = GaussianNB(epsilon=1e6, variances="per_class", random_state=0, **PUBLIC)
+    model.fit(X_IRIS, Y_IRIS)
+    exact = np.array([X_IRIS[Y_IRIS == k].var(axis=0) for k in range(3)])
+    np.testing.assert_allclose(model.var_, exact, rtol=1e-3)
+    with pytest.raises(ValueError, match="variances"):
+        GaussianNB(variances="tied", **PUBLIC).fit(X_IRIS, Y_IRIS)
