@@ -6,6 +6,7 @@
 """
 
 from sklearn.compose import make_column_transformer
+from sklearn.ensemble import RandomForestClassifier as SklearnRandomForestClassifier
 from sklearn.linear_model import LogisticRegression
 from sklearn.naive_bayes import GaussianNB as SklearnGaussianNB
 from sklearn.pipeline import make_pipeline
@@ -16,6 +17,7 @@ from sklearn.tree import DecisionTreeClassifier
 from benchmarks import utility
 from benchmarks._encoding import encoded, encoded_bounds, encoded_norm_bound, has_public_bounds
 from benchmarks._registry import Entry
+from skdp.ensemble import RandomForestClassifier
 from skdp.linear_model import FunctionalMechanismClassifier, ObjectivePerturbationLogistic
 from skdp.naive_bayes import GaussianNB
 from skdp.svm import PrivateSVM
@@ -233,3 +235,44 @@ ENTRIES += [
 def main(argv=()):
     prog = "python -m benchmarks classification"
     return utility.main(argv, families=("classification",), prog=prog)
+
+
+def _forest(task, epsilon, seed):
+    public = task.public
+    return RandomForestClassifier(
+        epsilon=epsilon,
+        bounds=public.get("bounds") or None,
+        categories=public.get("categories") or None,
+        taxonomies=public.get("taxonomies") or None,
+        classes=public["classes"],
+        random_state=seed,
+    )
+
+
+def _sklearn_forest(task, seed):
+    # the C4.5 baseline's ordinal encoding, a forest in the tree's place
+    forest = SklearnRandomForestClassifier(random_state=seed)
+    return _c45_like(task, seed).set_params(decisiontreeclassifier=forest)
+
+
+def _diffprivlib_forest(task, epsilon, seed):
+    from diffprivlib.models import RandomForestClassifier as DiffprivlibForest
+
+    model = DiffprivlibForest(
+        epsilon=epsilon, bounds=encoded_bounds(task), classes=task.public["classes"],
+        random_state=seed,
+    )  # fmt: skip
+    return encoded(task, model)
+
+
+ENTRIES.append(
+    Entry(
+        name="RandomForestClassifier",
+        task="classification",
+        private=_forest,
+        baseline=_sklearn_forest,
+        baseline_name="RandomForestClassifier",
+        diffprivlib=_diffprivlib_forest,
+        supports=has_public_bounds,
+    )
+)

@@ -35,6 +35,7 @@ ALL_MODULES = [
     "skdp.cluster",
     "skdp.datasets",
     "skdp.decomposition",
+    "skdp.ensemble",
     "skdp.frequent_patterns",
     "skdp.linear_model",
     "skdp.mechanisms",
