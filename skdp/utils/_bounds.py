@@ -13,9 +13,15 @@ Budget (add/remove neighbours; all shares post-process earlier releases):
 * ``n_samples``: ``COUNT_SHARE`` (5%) of epsilon, the noisy count ``n~`` (sensitivity 1);
 * ``bounds``: a share ``s`` of epsilon, by tier, for ``d`` features:
 
-  1. ``s1 = 2 d TIER1_RECORDS / (n~ epsilon) <= MAX_BOUNDS_SHARE``: per feature, an
-     upward scan for the ``BOUNDS_QUANTILE`` quantile and one on the negated values,
-     each ``s epsilon / (2 d)`` with ``s = max(s1, MIN_BOUNDS_SHARE)``;
+  1. ``s1 = 2 d TIER1_RECORDS / (n~ epsilon) <= MAX_BOUNDS_SHARE``: per feature
+     ``j``, ``s epsilon / d`` with ``s = max(s1, MIN_BOUNDS_SHARE)``: an upward scan
+     for the ``BOUNDS_QUANTILE`` quantile ``R_j`` of ``|x_j|`` (``1 - SIGN_SHARE`` of
+     it) and a noisy histogram of the signs ``(#{x_j < 0}, #{x_j > 0})`` (the rest;
+     L1 sensitivity 1, a record is in one cell at most). The box is ``[-R_j, R_j]``,
+     with a side set to 0 when its noisy count is negligible (:func:`_sign_sides`).
+     Scanning ``|x_j|`` rather than ``x_j`` and ``-x_j`` keeps the scan's gap at its
+     full ``q n`` on centred data: upwards from 0 on ``x_j`` the half of the values
+     below 0 already count, and the scan stopped near 0 on most runs;
   2. else ``s2 = TIER2_RECORDS / (n~ epsilon) <= MAX_BOUNDS_SHARE``: one box for every
      feature, ``[-R-, R+]`` with ``R+`` the quantile of ``max_j max(x_ij, 0)`` and
      ``R-`` that of ``max_j max(-x_ij, 0)`` (one record moves each statistic by one
@@ -61,6 +67,9 @@ BOUNDS_QUANTILE = 0.98
 NORM_QUANTILE = 0.9
 MIN_BOUNDS_SHARE, MAX_BOUNDS_SHARE = 0.1, 0.6
 MIN_NORM_SHARE, MAX_NORM_SHARE = 0.05, 0.25
+# tier 1: the share of a feature's budget its sign histogram takes, and how many noise
+# scales above 2% of the noisy total a side's count must be to count as present
+SIGN_SHARE, SIGN_SCALES = 0.25, 2.0
 # n~ epsilon that one bounds scan needs: 30 keeps early stops below the data rare
 # (the gap q n~ epsilon / 2 is ~11 noise units); tier 2 has two scans (one per sign)
 TIER1_RECORDS, TIER2_RECORDS = 30.0, 60.0
@@ -135,18 +144,37 @@ def _upper(values, epsilon, n_noisy, rng):
     return scan_quantile(values, q, epsilon=epsilon, random_state=rng)
 
 
+def _sign_sides(counts, epsilon, rng):
+    """Whether the negative and the positive side of a feature hold data, privately.
+
+    One noisy histogram ``(#{x < 0}, #{x > 0})`` (``epsilon``-DP: L1 sensitivity 1).
+    A side counts as present when its noisy count exceeds the share
+    ``1 - BOUNDS_QUANTILE`` (2%) of the noisy total that the bound may clip anyway,
+    plus ``SIGN_SCALES`` noise scales: an absent side (ages, counts) is kept on at
+    most ``exp(-SIGN_SCALES) / 2`` (7%) of runs, and the side of centred data is
+    dropped on under 1% of runs at the smallest tier-1 budget.
+    """
+    negative, positive = geometric(np.asarray(counts), epsilon=epsilon, random_state=rng)
+    total = max(int(negative) + int(positive), 1)
+    threshold = (1 - BOUNDS_QUANTILE) * total + SIGN_SCALES / epsilon
+    return negative > threshold, positive > threshold
+
+
 def estimate_bounds(X, *, epsilon, tier=1, n_noisy=None, random_state=None):
     """Per-feature ``(lower, upper)`` from private high quantiles, never failing.
 
-    ``tier=1``: for each of the ``d`` features, :func:`~skdp.utils._quantiles.scan_quantile`
-    of the ``BOUNDS_QUANTILE`` (98%) quantile upwards from 0 and of the negated values,
-    ``epsilon / (2 d)`` each (the quantile lowered by :func:`margin_quantile` when
-    ``n_noisy`` is given and the scans are small). ``tier=2``: one box for all
+    ``tier=1``: for each of the ``d`` features, ``epsilon / d``: a
+    :func:`~skdp.utils._quantiles.scan_quantile` of the ``BOUNDS_QUANTILE`` (98%)
+    quantile of ``|x_j|`` upwards from 0 (the quantile lowered by
+    :func:`margin_quantile` when ``n_noisy`` is given and the scan is small) and a
+    noisy sign histogram that drops a side holding too little data (module
+    docstring). ``tier=2``: one box for all
     features (module docstring), ``epsilon / 2`` per side. ``tier=3``: the public
     fallback box, no spend.
 
     Privacy: ``epsilon``-DP under add/remove of one row (sequential composition of the
-    scans; one row moves each scanned statistic by one value). The candidates are
+    scans and histograms; one row moves each scanned statistic by one value and each
+    sign histogram by one count). The candidates are
     public: ``0`` then ``2**(k/4)`` for ``k = -120..248``.
 
     Parameters
@@ -190,9 +218,14 @@ def estimate_bounds(X, *, epsilon, tier=1, n_noisy=None, random_state=None):
         lower = -np.full(d, _upper(negative, epsilon / 2, n_noisy, rng))
     elif tier == 1:
         epsilon = check_epsilon(epsilon)
-        each = epsilon / (2 * d)
-        upper = np.array([_upper(X[:, j], each, n_noisy, rng) for j in range(d)])
-        lower = -np.array([_upper(-X[:, j], each, n_noisy, rng) for j in range(d)])
+        scan, sign = (1 - SIGN_SHARE) * epsilon / d, SIGN_SHARE * epsilon / d
+        lower, upper = np.empty(d), np.empty(d)
+        for j in range(d):
+            magnitude = _upper(np.abs(X[:, j]), scan, n_noisy, rng)
+            counts = [np.count_nonzero(X[:, j] < 0), np.count_nonzero(X[:, j] > 0)]
+            negative, positive = _sign_sides(counts, sign, rng)
+            lower[j] = -magnitude if negative else -0.0
+            upper[j] = magnitude if positive else 0.0
     else:
         raise ValueError(f"tier must be 1, 2 or 3, got {tier!r}")
     narrow = upper - lower < _MIN_WIDTH
@@ -279,7 +312,7 @@ def estimate_public_inputs(
     >>> X = np.random.default_rng(0).uniform(0, 10, size=(5000, 2))
     >>> est = estimate_public_inputs(1.0, n_samples=5000, columns=X, random_state=0)
     >>> est.bounds_tier, est.bounds[1].round(1), round(est.remaining, 2)
-    (1, array([11.3,  9.5]), 0.85)
+    (1, array([11.3, 11.3]), 0.85)
     """
     epsilon, rng = check_epsilon(epsilon), check_random_state(random_state)
     split = {"n_samples": 0.0, "bounds": 0.0, "data_norm": 0.0}

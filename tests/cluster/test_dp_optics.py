@@ -20,6 +20,7 @@ from skdp.cluster import DPOPTICS
 from skdp.cluster._optics_grid import xi_clusters, xi_labels
 from skdp.cluster._weighted_optics import weighted_core_distances, weighted_optics
 from skdp.exceptions import ClippingWarning
+from tests._ledger import bounds_entries
 
 BOUNDS = (-10.0, 10.0)
 CENTRES = np.array([[-5.0, -5.0], [5.0, 5.0], [-5.0, 5.0], [5.0, -5.0]])
@@ -143,7 +144,7 @@ def test_ledger_spends_exactly_epsilon(bounds, grid_size, count_share, ratio, cl
     split = model.epsilon_split_
     assert set(split) == {"bounds", "n_samples", "histogram", "counts"}
     assert math.isclose(math.fsum(split.values()), epsilon, rel_tol=1e-12)
-    scans = [e for e in ledger.entries if e.mechanism == "above_threshold"]
+    scans = bounds_entries(ledger, model.bounds_tier_, X.shape[1]) if bounds is None else []
     assert math.isclose(math.fsum(e.epsilon for e in scans), split["bounds"], abs_tol=1e-15)
     if bounds is None:  # the tiered share of skdp.utils._bounds
         assert 0.1 * epsilon <= split["bounds"] <= 0.5 * epsilon + 1e-12
@@ -165,10 +166,8 @@ def test_ledger_spends_exactly_epsilon(bounds, grid_size, count_share, ratio, cl
     assert math.isclose(
         math.fsum(e.epsilon for e in before), split["bounds"] + split["n_samples"], abs_tol=1e-12
     )
-    # the preamble: at most one noisy count (first), then the bounds' scans
-    assert [e.mechanism for e in before] == ["geometric"] * needs_n + ["above_threshold"] * len(
-        scans
-    )
+    # the preamble: at most one noisy count (first), then the bounds' releases
+    assert [e.mechanism for e in before] == ["geometric"] * needs_n + [e.mechanism for e in scans]
     if not count_share:
         assert model.cluster_counts_.size == 0 and model.noise_count_ is None
         return

@@ -23,6 +23,7 @@ from skdp.linear_model import (
 )
 from skdp.svm import PrivateSVM
 from skdp.utils._bounds import norm_share
+from tests._ledger import bounds_entries
 
 X_BIN, Y_BIN = make_classification(n_samples=300, n_features=4, random_state=0)
 X_IRIS, Y_IRIS = load_iris(return_X_y=True)
@@ -73,8 +74,12 @@ def test_private_data_norm_spends_exactly_epsilon_and_records_the_split(name, ep
     assert 0.05 * epsilon <= split["data_norm"] <= 0.25 * epsilon
     entries = [(entry.mechanism, entry.epsilon) for entry in ledger.entries]
     assert entries[0] == ("geometric", pytest.approx(split["n_samples"], rel=1e-12))
-    scans = [spend for mechanism, spend in entries if mechanism == "above_threshold"]
-    assert math.fsum(scans) == pytest.approx(split["bounds"] + split["data_norm"], rel=1e-12)
+    tier = 1 if split["bounds"] else None  # tier-1 bounds or none (skdp.utils._erm_inputs)
+    bounds = bounds_entries(ledger, tier, X_BIN.shape[1])
+    assert math.fsum(e.epsilon for e in bounds) == pytest.approx(split["bounds"], rel=1e-12)
+    norm_scan = ledger.entries[1 + len(bounds)]
+    assert norm_scan.mechanism == "above_threshold"
+    assert norm_scan.epsilon == pytest.approx(split["data_norm"], rel=1e-12)
     assert model.data_norm is None and model.data_norm_ > 0
 
 
