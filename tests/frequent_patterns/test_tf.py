@@ -20,8 +20,6 @@ from skdp.frequent_patterns._mining import (
 from skdp.frequent_patterns._tf import _Block, _colex_ranks, _colex_unrank, _em_units, tf_top_k
 from skdp.mechanisms._selection import _grid_scores, _weights_exponent
 
-FIMI_HOME = "/work/shared/datasets"
-
 
 def planted(seed=74, n_items=10, n_types=300):
     """Transactions of 300 random types (1-5 items) repeated 1-39 times each.
@@ -43,9 +41,9 @@ X_PLANTED = planted()
 
 def fetch_or_skip(name):
     try:
-        return fetch_fimi(name, data_home=FIMI_HOME, download_if_missing=False).data
+        return fetch_fimi(name, download_if_missing=False).data
     except OSError as exc:
-        pytest.skip(f"FIMI {name} is not in {FIMI_HOME}: {exc}")
+        pytest.skip(f"FIMI {name} is not in the data home (set SKDP_DATA_HOME): {exc}")
 
 
 @pytest.mark.parametrize("max_length", [2, 3, 4, None])
