@@ -135,7 +135,8 @@ class PCA(
        2 b_j, 0)``): an offset that the noise could explain is dropped. Centring on
        a noisy mean adds ``n (mu - mean_)(mu - mean_)^T`` to the scatter, a spurious
        direction; on Iris (105 rows) at epsilon 0.5 / 1 the shrinkage takes the
-       worst of 10 seeds' held-out variance captured from 0.10 / 0.40 to 0.45 / 0.75;
+       worst of 10 seeds' held-out variance captured from 0.10 / 0.40 to 0.45 / 0.75
+       (measured with half of the budget on the directions);
     3. with ``data_norm=None``, the quantile scan of the norms ``||x_i - mean_||``
        (``mean_`` is public by then; one row moves each rank query by one);
     4. with ``z_i`` the centred row clipped to norm ``R = data_norm_`` and divided by
@@ -143,15 +144,15 @@ class PCA(
        into ``C + z z^T``, which raises every eigenvalue (Weyl/interlacing) by a total
        of ``tr(z z^T) = ||z||^2 <= 1``, so the eigenvalue vector has **L1
        sensitivity 1**: :func:`~skdp.mechanisms.laplace` at ``epsilon_eigenvalues``
-       (Amin et al. state 2, the substitution value);
+       (diffprivlib uses 2, the substitution value);
     5. ``n_components_`` draws, ``epsilon_eigenvectors / n_components_`` each: with
        ``P`` an orthonormal basis of the complement of the released directions
        (public), ``v`` has density ``~ exp(epsilon_i v^T P^T C P v)`` on the sphere
        (:func:`skdp.mechanisms._bingham.sphere_exponential`). Adding ``z`` moves the
        score ``v^T P^T C P v`` by ``(v^T P^T z)^2`` in ``[0, 1]``: sensitivity 1, and
        the same sign for every ``v`` (monotone), so the exponent ``epsilon_i`` (not
-       ``epsilon_i / 2``) is ``epsilon_i``-DP. Amin et al.'s ``epsilon_i / 4`` is the
-       substitution value with the general (non-monotone) factor 2. With
+       ``epsilon_i / 2``) is ``epsilon_i``-DP. The ``epsilon_i / 4`` of diffprivlib
+       and OpenDP is the substitution value with the general (non-monotone) factor 2. With
        ``n_components == n_features`` the last direction spans the complement of
        the others (a line): it is post-processing, drawn at no cost, and the
        others share ``epsilon_eigenvectors`` (one feature: no draw at all, the
@@ -179,8 +180,10 @@ class PCA(
     quadratures in 2 and 3 dimensions. Differences from diffprivlib 0.6.6's ``PCA``
     (read, not copied): it subtracts its mean from the caller's array in place,
     calibrates the mean to the exact ``n``, releases the exact ``n_samples_`` and
-    divides variances by it, spends ``epsilon / (k + 1)`` on the eigenvalues with
-    sensitivity 2 and samples with the wrong acceptance rule from numpy's default
+    divides variances by it, spends half of ``epsilon`` on that mean and splits the
+    other half evenly over the
+    eigenvalues (sensitivity 2) and the ``k`` directions (exponent ``epsilon_i / 4``),
+    and samples with the wrong acceptance rule from numpy's default
     generator. The sampler here is exact in real arithmetic but runs in floating
     point: an idealised continuous mechanism (no floating-point attack analysis).
 
