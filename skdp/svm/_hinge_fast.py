@@ -27,6 +27,7 @@ import math
 import clarabel
 import numpy as np
 import scipy.sparse as sp
+from scipy.linalg import solve
 
 __all__ = ["band_repair", "smoothed_start"]
 
@@ -58,7 +59,7 @@ def _newton_stage(rows, sign, C, h, w, gtol):
         band = rows[quadratic]
         hessian = (C / (2 * h)) * (band.T @ band)
         hessian.flat[:: len(w) + 1] += 1.0
-        step = np.linalg.solve(hessian, grad)
+        step = solve(hessian, grad, assume_a="pos", check_finite=False)
         change, t = sign * (rows @ step), 1.0
         for _ in range(40):  # backtracking (Armijo); the margins move linearly in t
             new_margins, new_w = margins - t * change, w - t * step
