@@ -14,6 +14,7 @@ from sklearn.utils.validation import check_consistent_length, check_is_fitted, v
 from skdp.accounting import PrivacyLedger, parallel_composition, record_spend
 from skdp.base import DifferentialPrivacyMixin
 from skdp.ensemble._partition import (
+    COUNT_SHARE_FOREST,
     assign,
     n_trees,
     public_record,
@@ -51,7 +52,7 @@ class RandomForestClassifier(DifferentialPrivacyMixin, ClassifierMixin, BaseEsti
     Parameters
     ----------
     n_estimators : int or "auto", default="auto"
-        The number of trees. ``"auto"`` releases a noisy record count ``n~`` (5% of
+        The number of trees. ``"auto"`` releases a noisy record count ``n~`` (2% of
         epsilon) and grows ``clip(floor(n_low * eps_tree / 20000), 1, 10)`` trees, with
         ``n_low = n~ - ln(20) / eps_n`` (:func:`skdp.ensemble._partition.n_trees`): one
         tree on small data (a tree on a fraction of Iris or of Adult learns less than
@@ -115,7 +116,7 @@ class RandomForestClassifier(DifferentialPrivacyMixin, ClassifierMixin, BaseEsti
     Notes
     -----
     Privacy: ``epsilon``-DP under add/remove-one-record neighbours. The forest's count
-    ``n~`` (``"auto"`` only) has sensitivity 1 and takes 5% of epsilon through
+    ``n~`` (``"auto"`` only) has sensitivity 1 and takes 2% of epsilon through
     :func:`skdp.utils._bounds.estimate_public_inputs`; the number of trees ``T`` is a
     function of it and public values. Each record's tree is an independent uniform
     draw that reads no value. Given these draws, adding or removing one record changes
@@ -236,8 +237,9 @@ class RandomForestClassifier(DifferentialPrivacyMixin, ClassifierMixin, BaseEsti
         with PrivacyLedger() as ledger:
             if self.n_estimators == "auto":
                 public = estimate_public_inputs(
-                    epsilon, n_samples=len(frame), need_count=True, random_state=rng
-                )
+                    epsilon, n_samples=len(frame), need_count=True,
+                    count_share=COUNT_SHARE_FOREST, random_state=rng,
+                )  # fmt: skip
                 count = public.epsilon_split["n_samples"]
                 tree_epsilon = _rest(epsilon, count)
                 n_estimators = n_trees(public.n_samples, count, tree_epsilon)

@@ -27,6 +27,11 @@ from skdp.tree._columns import declared_bounds
 RECORDS_PER_TREE = 20000.0
 # the most trees "auto" grows
 MAX_AUTO_TREES = 10
+# the share of epsilon of the forest's count: only large counts change T (two trees need
+# 40,000 / epsilon records), so a count with noise of 50 / epsilon records decides it as
+# well as one of 20 / epsilon; the rest goes to the trees (Iris at epsilon 0.5, 40 seeds:
+# a one-tree forest after a 5% count scored 0.827, the tree alone 0.879)
+COUNT_SHARE_FOREST = 0.02
 # a one-sided 95% lower bound of the count: n_low = n~ - ln(20) / epsilon_n
 COUNT_MARGIN = math.log(20)
 
@@ -50,10 +55,10 @@ def n_trees(n_noisy, epsilon_count, epsilon_tree):
 
     Examples
     --------
-    Iris's 100 rows at epsilon 5, Adult's 30,162 at epsilon 1 and 5 (5% on the count):
+    Iris's 100 rows at epsilon 5, Adult's 30,162 at epsilon 1 and 5 (2% on the count):
 
     >>> from skdp.ensemble._partition import n_trees
-    >>> n_trees(100, 0.25, 4.75), n_trees(30162, 0.05, 0.95), n_trees(30162, 0.25, 4.75)
+    >>> n_trees(100, 0.1, 4.9), n_trees(30162, 0.02, 0.98), n_trees(30162, 0.1, 4.9)
     (1, 1, 7)
     """
     n_low = n_noisy - COUNT_MARGIN / epsilon_count

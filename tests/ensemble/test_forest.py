@@ -80,9 +80,9 @@ def test_the_partition_is_the_same_for_any_values(parts_seen):
 
 
 def test_auto_grows_one_tree_on_small_data_and_more_on_large():
-    assert n_trees(100, 0.05, 0.95) == 1
-    assert n_trees(1, 0.05, 0.95) == 1
-    counts = [n_trees(n, 0.05, 0.95) for n in (1e4, 5e4, 1e5, 1e7)]
+    assert n_trees(100, 0.02, 0.98) == 1
+    assert n_trees(1, 0.02, 0.98) == 1
+    counts = [n_trees(n, 0.02, 0.98) for n in (1e4, 5e4, 1e5, 1e7)]
     assert counts == sorted(counts) and counts[0] < counts[-1] == MAX_AUTO_TREES
 
 
