@@ -3,11 +3,10 @@
 Two features in the public box ``[-1, 1]``, ``data_norm=1``, one component: nine
 records at ``(-0.1, 0)`` and the extra record at ``(0.9, 0)`` (removed in the
 neighbour). With it, the centred scatter is about ``diag(0.9, 0)``: the extra record
-lifts the top eigenvalue by about its full sensitivity (1) and pulls the drawn
-direction towards ``e_0``; without it the scatter is about 0 and the direction is
-uniform. The released statistic is ``singular_values_[0] * components_[0, 0]^2``,
-which both releases move the same way (post-processing of the noisy eigenvalues and
-of the first draw, after the noisy mean).
+moves the score of every direction by up to its full sensitivity (1) and pulls the
+drawn direction towards ``e_0``; without it the scatter is about 0 and the direction
+is uniform. The released statistic is ``components_[0, 0]^2`` (post-processing of the
+first draw, after the noisy mean; the draws take 70% of the budget).
 
 The estimator, audited on these neighbours, must pass. The fits cost a few
 milliseconds each (exact lattice noise for the mean), so the fast mutant test audits
@@ -42,7 +41,7 @@ def release(data, rng, epsilon=EPSILON):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ClippingWarning)
         model.fit(data)
-    return model.singular_values_[0] * model.components_[0, 0] ** 2
+    return model.components_[0, 0] ** 2
 
 
 def run_audit(n_search, n_samples, random_state=0):
@@ -63,10 +62,11 @@ def _ten_times(monkeypatch, module, names):
 
 
 def test_the_extra_record_moves_the_release():
-    """The premise, at negligible noise: about 0.9 with the record, about 0 without."""
+    """The premise, at negligible noise: e_0 with the record, any direction without."""
     rng = np.random.default_rng(0)
-    assert release(FIRST, rng, 1e6) == pytest.approx(np.sqrt(0.9), abs=0.02)
-    assert release(SECOND, rng, 1e6) < 0.05
+    assert release(FIRST, rng, 1e6) > 0.999
+    without = [release(SECOND, rng, 1e6) for _ in range(20)]
+    assert min(without) < 0.5 < max(without)
 
 
 def test_pca_passes_the_audit():
