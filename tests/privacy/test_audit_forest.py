@@ -85,5 +85,5 @@ def test_forest_of_real_trees_passes_large_audit(monkeypatch):
     # the selected regime (counts, not public cuts) at any size, as in test_audit_tree
     monkeypatch.setattr(tree_budget, "FREE_BELOW", 0.0)
     result = audit(release_of(class_one_count), FIRST, SECOND,
-                   epsilon=EPSILON, n_search=400, n_samples=2000, random_state=1)  # fmt: skip
+                   epsilon=EPSILON, n_search=200, n_samples=1000, random_state=1)  # fmt: skip
     assert result.passed, str(result)
