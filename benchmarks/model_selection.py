@@ -132,11 +132,17 @@ def main(argv=()):
     args = parser.parse_args(list(argv))
     epsilons = [float(e) for e in args.epsilons.split(",")]
     tasks = [_task(name, args.data_home) for name in args.datasets.split(",")]
-    jobs = [(t, e, s) for t in tasks for e in epsilons for s in range(args.seeds)]
-    results = Parallel(n_jobs=args.n_jobs)(delayed(run_one)(*job) for job in jobs)
-    frame = pd.DataFrame([row for rows in results for row in rows])
+    # seed by seed, so that an interrupted run still has every epsilon for its first seeds
+    jobs = [(t, e, s) for s in range(args.seeds) for t in tasks for e in epsilons]
+    out, rows = Path(args.out), []
+    results = Parallel(n_jobs=args.n_jobs, return_as="generator_unordered")(
+        delayed(run_one)(*job) for job in jobs
+    )
+    for job_rows in results:  # written as they arrive
+        rows += job_rows
+        pd.DataFrame(rows).to_csv(out, index=False)
+    frame = pd.DataFrame(rows)
     reference = {t.dataset: non_private_best(t) for t in tasks}
-    frame.to_csv(Path(args.out), index=False)
     print("test accuracy, mean / worst of", args.seeds, "seeds (same total epsilon)")
     print(_markdown(frame, reference))
     print(f"wrote {args.out}")
