@@ -24,6 +24,7 @@ BENCHMARKS = [
     "defaults",
     "small_data",
     "compare",
+    "tools_compare",
 ]
 
 

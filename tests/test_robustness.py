@@ -29,7 +29,7 @@ from skdp.linear_model import (
 )
 from skdp.model_selection import PrivateGridSearchCV, PrivateRandomizedSearchCV
 from skdp.naive_bayes import GaussianNB
-from skdp.preprocessing import MinMaxScaler, StandardScaler
+from skdp.preprocessing import MinMaxScaler, RobustScaler, StandardScaler
 from skdp.svm import PrivateSVM
 from skdp.tree import DPDecisionTree
 from skdp.utils._resources import ResourceLimitError
@@ -50,6 +50,7 @@ FAST = {
     # declared bounds are MinMaxScaler's answer at no spend: left undeclared to spend epsilon
     MinMaxScaler: {},
     StandardScaler: {"bounds": (-4.0, 4.0)},
+    RobustScaler: {"bounds": (-4.0, 4.0)},
     PCA: {"bounds": (-4.0, 4.0), "data_norm": 7.0},
     PrivateGridSearchCV: {"classes": [0, 1]},  # estimator None: GaussianNB()
     PrivateRandomizedSearchCV: {"classes": [0, 1]},
