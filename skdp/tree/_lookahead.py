@@ -75,7 +75,7 @@ def pair_candidates(specializer, found, candidates):
     for first in found:
         after = Specializer(
             copy.deepcopy(specializer.attributes), specializer.encoded, specializer.y,
-            specializer.n_classes, specializer.max_cells,
+            specializer.n_classes, specializer.max_cells, specializer.cache,
         )  # fmt: skip
         after.specialize(*first)
         following, next_scores = candidates(after)

@@ -31,7 +31,7 @@ import pandas as pd
 
 from skdp.accounting import parallel_composition
 from skdp.mechanisms import permute_and_flip
-from skdp.tree._specialization import position_maps
+from skdp.tree._counting import position_maps
 from skdp.utils._stats import sum_blocks
 
 # A node cuts at a candidate drawn uniformly from the middle half of its interval's

@@ -27,17 +27,30 @@ exact cell x class counts, and for every attribute a *(cell, bin, class)* count 
 where a record's bin is the child of its concept it falls into (categorical) or its
 interval between consecutive grid split points of its interval (numeric). Every
 candidate's score is a function of these tensors, so one pass serves a whole level of
-candidates; the scores are then computed on the driver, exactly as from the records.
+candidates; the scores are then computed on the driver, exactly as from the records
+(:mod:`skdp.tree._counting`). The Max scores of all candidates of an attribute (every
+grid point of every interval, every concept of a taxonomy) come from one cumulative
+sum over its tensor, with no loop over cells or candidates; InfoGain is scored concept
+by concept.
 """
 
 import math
 
 import numpy as np
 
+from skdp.tree._counting import (
+    _CHUNK,
+    LevelCounter,
+    OccupiedCounts,
+    RecordCache,
+    SparseCounts,
+    categorical_gains,
+    numeric_gains,
+    sparse_gains,
+)
 from skdp.utils._stats import is_dask_collection, sum_blocks
 
 SCORES = ("max", "infogain")
-_CHUNK = 1 << 22  # counts held at once when scoring many split points
 # a count tensor of a block of rows is held densely up to this many entries, and up to
 # twice the rows of the largest block; beyond, as sorted (key, count) pairs (at most one
 # per row), so that what a block sends to the driver stays about the size of the block
@@ -82,9 +95,12 @@ class Specializer:
     max_cells : int
         Public cap on ``cells x classes``; a specialization that would pass it is not a
         candidate.
+    cache : RecordCache, optional
+        Shared with other specializers of the same records (:mod:`skdp.tree._lookahead`);
+        a new one by default. Unused for dask input.
     """
 
-    def __init__(self, attributes, encoded, y, n_classes, max_cells):
+    def __init__(self, attributes, encoded, y, n_classes, max_cells, cache=None):
         self.attributes = attributes
         if isinstance(encoded, (list, tuple)):
             encoded = np.asfortranarray(np.column_stack([np.asarray(e, float) for e in encoded]))
@@ -92,6 +108,12 @@ class Specializer:
         self.y = y if is_dask_collection(y) else np.asarray(y, dtype=np.int64)
         chunks = encoded.chunks[0] if is_dask_collection(encoded) else [encoded.shape[0]]
         self._dense_limit = min(DENSE_LIMIT, max(DENSE_ALWAYS, 2 * max(chunks, default=0)))
+        # a numpy fit keeps the records' positions and bins between levels
+        self.cache = (
+            None
+            if is_dask_collection(encoded)
+            else (cache if cache is not None else RecordCache())
+        )
         self.n_classes = n_classes
         self.max_cells = max_cells
         self.history = []  # (attribute index, concept, split or None, children)
@@ -140,7 +162,9 @@ class Specializer:
         else:
             wanted = set(level.tensors)
         needed = sorted(wanted | set(needed))
-        counter = LevelCounter(self.attributes, self.n_classes, needed, self._dense_limit)
+        counter = LevelCounter(
+            self.attributes, self.n_classes, needed, self._dense_limit, self.cache
+        )
         cells, *tensors = sum_blocks(counter.counts, self.encoded, self.y)
         self._level = _Level(counter, cells, tensors)
         return self._level
@@ -235,12 +259,14 @@ class _Level:
         if a not in self._gains:
             n_bins, k = self.n_bins[a], self.n_classes
             tensor = self.tensors[a]
-            gain = _numeric_gains if kind != "categorical" else _categorical_gains
-            if isinstance(tensor, np.ndarray):  # empty cells gain 0
+            gain = numeric_gains if kind != "categorical" else categorical_gains
+            if isinstance(tensor, OccupiedCounts):
+                found = tensor.gains(gain, size, suffix)
+            elif isinstance(tensor, np.ndarray):  # empty cells gain 0
                 counts = tensor.reshape(-1, size, suffix, n_bins, k).swapaxes(0, 1)
                 found = gain(counts.reshape(size, -1, n_bins, k)).sum(axis=1)
             else:
-                found = _sparse_gains(tensor, gain, n_bins, k, size, suffix)
+                found = sparse_gains(tensor, gain, n_bins, k, size, suffix)
             self._gains[a] = found
         return self._gains[a]
 
@@ -249,6 +275,8 @@ class _Level:
         attribute ``a`` (``size`` concepts in its cut, ``suffix`` cells per concept of it)."""
         n_bins, k = self.n_bins[a], self.n_classes
         tensor = self.tensors[a]
+        if isinstance(tensor, OccupiedCounts):
+            return tensor.concept_counts(position, size, suffix)
         if isinstance(tensor, np.ndarray):
             counts = tensor.reshape(-1, size, suffix, n_bins, k)[:, position]
             counts = counts.reshape(-1, n_bins, k)
@@ -259,155 +287,3 @@ class _Level:
         counts = np.zeros((cells.size, n_bins * k), dtype=np.int64)
         counts[group.reshape(-1), rest[inside]] = tensor.counts[inside]
         return counts.reshape(-1, n_bins, k)
-
-
-def _numeric_gains(counts):
-    """``(..., bins, K)`` counts -> ``(..., bins)``: the majority gain of splitting
-    after each bin (left: the bins up to it, right: the rest)."""
-    left = np.cumsum(counts, axis=-2)
-    total = left[..., -1:, :]
-    return left.max(axis=-1) + (total - left).max(axis=-1) - total.max(axis=-1)
-
-
-def _categorical_gains(counts):
-    """``(..., children, K)`` counts -> ``(...)``: the majority gain of the children."""
-    return counts.max(axis=-1).sum(axis=-1) - counts.sum(axis=-2).max(axis=-1)
-
-
-def _sparse_gains(tensor, gain, n_bins, k, size, suffix):
-    """:meth:`_Level.gains` of a :class:`SparseCounts` tensor: the occupied cells only,
-    made dense a chunk at a time, summed by the position of their concept."""
-    cell, rest = np.divmod(tensor.keys, n_bins * k)
-    cells, group = np.unique(cell, return_inverse=True)
-    group = group.reshape(-1)
-    position = cells // suffix % size
-    total = None
-    step = max(1, _CHUNK // (n_bins * k))
-    for g0 in range(0, cells.size, step):
-        g1 = min(g0 + step, cells.size)
-        # keys are sorted: the records of cells g0..g1 are one slice
-        lo, hi = np.searchsorted(group, [g0, g1])
-        dense = np.zeros((g1 - g0, n_bins * k), dtype=np.int64)
-        dense[group[lo:hi] - g0, rest[lo:hi]] = tensor.counts[lo:hi]
-        found = gain(dense.reshape(-1, n_bins, k))
-        part = np.zeros((size, *found.shape[1:]), dtype=np.int64)
-        np.add.at(part, position[g0:g1], found)
-        total = part if total is None else total + part
-    if total is None:
-        width = (n_bins,) if gain is _numeric_gains else ()
-        total = np.zeros((size, *width), dtype=np.int64)
-    return total
-
-
-class LevelCounter:
-    """What a pass over the records counts for one set of cuts: small and picklable, so
-    that dask ships it to the workers (:func:`~skdp.utils._stats.sum_blocks`).
-
-    Parameters
-    ----------
-    attributes : list
-        At their current cuts (read once, here).
-    n_classes : int
-    tensors : list of int
-        The attributes whose (cell, bin, class) tensors to count.
-    dense_limit : int
-        Counts with more entries are returned as :class:`SparseCounts`.
-    """
-
-    def __init__(self, attributes, n_classes, tensors, dense_limit):
-        self.n_classes = n_classes
-        self.sizes = [len(a.cut) for a in attributes]
-        self.n_cells = math.prod(self.sizes)
-        self.maps = position_maps(attributes)
-        self.tensors = [(a, self.maps[a].n_bins) for a in tensors]
-        self.dense_limit = dense_limit
-
-    def counts(self, encoded, y):
-        """The block's cell x class counts and its tensor of every chosen attribute, each
-        a flat ndarray (up to ``dense_limit`` entries) or :class:`SparseCounts`."""
-        y = np.asarray(y, dtype=np.int64)
-        k = self.n_classes
-        cell = np.zeros(y.size, dtype=np.int64)
-        positions = []
-        for j, (values, size) in enumerate(zip(self.maps, self.sizes, strict=True)):
-            positions.append(values.position(encoded[:, j]))
-            cell = cell * size + positions[j]
-        found = [self._count(cell * k + y, self.n_cells * k)]
-        for a, n_bins in self.tensors:
-            flat = (cell * n_bins + self.maps[a].bin(encoded[:, a], positions[a])) * k + y
-            found.append(self._count(flat, self.n_cells * n_bins * k))
-        return tuple(found)
-
-    def _count(self, flat, size):
-        if size <= self.dense_limit:
-            return np.bincount(flat, minlength=size)
-        return SparseCounts(flat)
-
-
-def position_maps(attributes):
-    """Per attribute, the map of an encoded value to its position in the current cut."""
-    return [_CategoricalMap(a) if a.kind == "categorical" else _NumericMap(a) for a in attributes]
-
-
-class _CategoricalMap:
-    """Leaf index -> position of its concept in the cut, and child of that concept."""
-
-    def __init__(self, attribute):
-        leaves = np.arange(len(attribute.values))
-        self.positions = attribute.position_of(leaves)
-        self.children = attribute.leaf_children()
-        self.n_bins = max(1, max(attribute.fanout(c) for c in attribute.cut))
-
-    def position(self, values):
-        return self.positions[values.astype(np.int64)]
-
-    def bin(self, values, positions):
-        return self.children[values.astype(np.int64)]
-
-
-class _NumericMap:
-    """Value -> position of its interval in the cut, and bin between the grid points of
-    that interval (as ``searchsorted(split_points, value, side="right")``)."""
-
-    def __init__(self, attribute):
-        self.edges = attribute._edges()
-        self.grid, self.offsets = attribute.grid()
-        self.n_bins = int(np.diff(self.offsets).max()) + 1
-
-    def position(self, values):
-        return np.searchsorted(self.edges, values, side="right")
-
-    def bin(self, values, positions):
-        # every point of an earlier interval is <= the value, none of a later one
-        return np.searchsorted(self.grid, values, side="right") - self.offsets[positions]
-
-
-class SparseCounts:
-    """Counts of flat keys as sorted ``(keys, counts)``; ``+`` merges two of them.
-
-    Parameters
-    ----------
-    flat : ndarray of int, optional
-        One key per record.
-    """
-
-    def __init__(self, flat=None, *, keys=None, counts=None):
-        if flat is not None:
-            keys, counts = np.unique(flat, return_counts=True)
-        self.keys, self.counts = keys, counts.astype(np.int64)
-
-    def dense(self, size):
-        """The counts as a flat ndarray of ``size`` entries."""
-        counts = np.zeros(size, dtype=np.int64)
-        counts[self.keys] = self.counts
-        return counts
-
-    def __add__(self, other):
-        keys = np.concatenate([self.keys, other.keys])
-        counts = np.concatenate([self.counts, other.counts])
-        if not keys.size:
-            return SparseCounts(keys=keys, counts=counts)
-        order = np.argsort(keys, kind="stable")
-        keys, counts = keys[order], counts[order]
-        starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
-        return SparseCounts(keys=keys[starts], counts=np.add.reduceat(counts, starts))
