@@ -25,6 +25,7 @@ BENCHMARKS = [
     "small_data",
     "compare",
     "tools_compare",
+    "pca",
 ]
 
 
