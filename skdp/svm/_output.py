@@ -19,16 +19,16 @@ def output_sensitivity(C, tol):
     ``r = tol C / 2`` of the minimiser of its own dataset, so two neighbouring releases
     are at most ``C + 2 r = (1 + tol) C`` apart (speed_and_parity.md A2, with
     ``mu = 1``, ``Delta* = C`` and ``G* = r^2 / 2``). ``r`` is public and fixed before
-    the fit.
+    the fit. ``Delta`` is rounded up: the solver is certified within the float ``r``.
 
     Examples
     --------
     >>> from skdp.svm._output import output_sensitivity
     >>> output_sensitivity(0.5, 0.01)
-    (0.0025, 0.505)
+    (0.0025, 0.5050000000000001)
     """
     r = tol * C / 2
-    return r, C + 2 * r
+    return r, math.nextafter(C + 2 * r, math.inf)
 
 
 def output_perturbation(rows, sign, C, tol, noise, epsilon, rng):
