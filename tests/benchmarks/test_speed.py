@@ -78,3 +78,22 @@ def test_exact_itemsets_are_the_most_frequent_singles_and_pairs():
     best = sorted(supports.values(), reverse=True)[:5]
     np.testing.assert_allclose(model.supports_, best)
     assert [supports[s] for s in model.itemsets_] == pytest.approx(best)
+
+
+def test_a_slow_counterpart_skips_nothing_where_it_is_not_run_any_more(monkeypatch):
+    # DPOPTICS: scikit-learn's OPTICS takes minutes at 1e4 rows and is not run above 2e4
+    def measure(spec, variant, n, repeats, *, baseline=True):
+        seconds = {"private_median_s": 1.0, "baseline_median_s": 100.0 if baseline else np.nan}
+        return {"estimator": spec.name, "variant": variant, "n_samples": n, **seconds,
+                "ratio_median": 0.01, "ratio_cpu_median": 0.01, "load_avg": 0.0}  # fmt: skip
+
+    monkeypatch.setattr(speed, "measure", measure)
+    spec = speed.specs()["StandardScaler"]
+    spec.max_baseline_rows = 150
+    rows = speed._variant_rows(spec, "declared", [100, 200, 300], 1, 10.0, lambda line: None)
+    assert [row["n_samples"] for row in rows] == [100, 200, 300]
+    assert all(row["private_median_s"] == 1.0 for row in rows)
+    spec.max_baseline_rows = 250  # the counterpart would run at 200 rows: skipped there
+    rows = speed._variant_rows(spec, "declared", [100, 200, 300], 1, 10.0, lambda line: None)
+    assert [row.get("private_median_s") for row in rows] == [1.0, None, 1.0]
+    assert rows[1]["note"].startswith("skipped: a fit took over 10 s at 1e+02 rows")
