@@ -65,13 +65,13 @@ def test_the_extra_record_moves_the_predict_one_count():
 
 
 def test_search_passes_audit():
-    result = audit_search(n_search=30, n_samples=100)
+    result = audit_search(n_search=60, n_samples=100)
     assert result.passed, str(result)
 
 
 def test_audit_flags_exact_scores(monkeypatch):
     exact_counts(monkeypatch)
-    result = audit_search(n_search=30, n_samples=100)
+    result = audit_search(n_search=60, n_samples=100)
     assert not result.passed, str(result)
 
 
