@@ -26,6 +26,8 @@ BENCHMARKS = [
     "compare",
     "tools_compare",
     "pca",
+    "speed",
+    "model_selection",
 ]
 
 
