@@ -28,6 +28,7 @@ one; 0.65 and 0.90 at epsilon 5). It reads only public values and the noisy coun
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.sparse as sp
 
 from skdp.mechanisms import check_random_state, geometric, laplace
 from skdp.utils._stats import count_rows, is_dask_collection, sum_blocks
@@ -89,20 +90,25 @@ class _BlockStatistics:
         groups = np.asarray(groups, dtype=np.int64)
         if groups.size and (groups.min() < 0 or groups.max() >= self.n_groups):
             raise ValueError(f"groups must be integers in [0, n_groups={self.n_groups})")
-        clipped = np.clip(X, self.lower, self.upper)
-        t = np.clip((clipped - self.centre) / self.half, -1.0, 1.0)  # despite rounding
+        n_clipped = np.count_nonzero((X < self.lower) | (X > self.upper))
+        # clipping the scaled values clips X to [lower, upper], and holds despite rounding
+        t = np.clip((X - self.centre) / self.half, -1.0, 1.0)
         k = self.n_groups
         count = np.bincount(groups, minlength=k)
         squares = _group_sums(t**2 - 0.5, groups, k) if self.squares else np.zeros((k, 0))
-        return count, _group_sums(t, groups, k), squares, np.count_nonzero(clipped != X)
+        return count, _group_sums(t, groups, k), squares, n_clipped
 
 
 def _group_sums(values, groups, n_groups):
-    """``(n_groups, n_columns)`` exact sums of the rows of ``values`` per group."""
-    return np.stack(
-        [np.bincount(groups, weights=column, minlength=n_groups) for column in values.T],
-        axis=1,
-    ).reshape(n_groups, values.shape[1])
+    """``(n_groups, n_columns)`` exact sums of the rows of ``values`` per group: one pass
+    (a sparse group-indicator product), not one ``bincount`` per column."""
+    if n_groups == 1:
+        return values.sum(axis=0, keepdims=True)
+    rows = np.arange(values.shape[0])
+    indicator = sp.csr_matrix(
+        (np.ones(values.shape[0]), (groups, rows)), shape=(n_groups, values.shape[0])
+    )
+    return np.asarray(indicator @ values).reshape(n_groups, values.shape[1])
 
 
 def centred_sums(
