@@ -176,7 +176,7 @@ def private_row_inputs(X, data_norm, *, epsilon, rng, bounds=None, stacklevel=2)
     >>> X = np.random.default_rng(0).normal(size=(20_000, 3))
     >>> inputs = private_row_inputs(X, None, epsilon=1.0, rng=np.random.default_rng(0))
     >>> inputs.scaling is not None, round(inputs.data_norm, 2), inputs.epsilon_split
-    (True, 1.22, {'n_samples': 0.05, 'bounds': 0.1, 'data_norm': 0.05})
+    (True, 1.03, {'n_samples': 0.05, 'bounds': 0.1, 'data_norm': 0.05})
     """
     split = {"n_samples": 0.0, "bounds": 0.0, "data_norm": 0.0}
     if data_norm is not None:
