@@ -7,6 +7,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from sklearn.utils.fixes import parse_version
 
 from skdp.cluster import DPOPTICS, DPKMeans
+from skdp.ensemble import RandomForestClassifier
 from skdp.frequent_patterns import DPFrequentItemsets
 from skdp.linear_model import (
     FunctionalMechanismClassifier,
@@ -37,6 +38,8 @@ CHECK_PARAMS = {
     DPOPTICS: {"epsilon": 10.0, "bounds": (-3.0, 3.0)},
     DPFrequentItemsets: {"epsilon": 1.0, "top_k": 5, "binarize": 0.5},
     PrivateGridSearchCV: SEARCH_CHECK_PARAMS,
+    # three trees: the parallel parts and the soft vote, not the one-tree small-data forest
+    RandomForestClassifier: {"epsilon": 1e3, "bounds": (-100.0, 100.0), "n_estimators": 3},
 }
 # further configurations of a class that run the same checks
 EXTRA_INSTANCES = [
@@ -79,7 +82,7 @@ def _expected_failed_checks(estimator):
     grid_kmeans = isinstance(estimator, DPKMeans) and estimator.method == "grid"
     if isinstance(estimator, (DPKMeans, DPOPTICS)) and estimator.bounds is None:
         return {} if grid_kmeans else {"check_clustering": NO_BOUNDS_ON_50_ROWS}
-    if isinstance(estimator, DPDecisionTree) and OLD_SKLEARN:
+    if isinstance(estimator, (DPDecisionTree, RandomForestClassifier)) and OLD_SKLEARN:
         return {"check_positive_only_tag_during_fit": SKLEARN_16_CATEGORICAL_CAST}
     return {}
 
