@@ -1,7 +1,7 @@
 """
-=====================================================
+=========================================================
 A private random forest: how many trees the data pays for
-=====================================================
+=========================================================
 
 :class:`skdp.ensemble.RandomForestClassifier` gives every record to one tree, drawn at
 random, and fits a private :class:`~skdp.tree.DPDecisionTree` on each part with the

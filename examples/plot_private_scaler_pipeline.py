@@ -1,7 +1,7 @@
 """
-=================================================
+==================================================
 A private scaler and a private model in a Pipeline
-=================================================
+==================================================
 
 scikit-learn's scalers learn a mean, a variance or quantiles from the records without
 any protection, so a Pipeline that puts one in front of a private model is not private

@@ -78,15 +78,15 @@ class PCA(
 
     Attributes
     ----------
-    components_ : ndarray of shape (n_components_, n_features)
+    components_ : ndarray of shape (n_components, n_features)
         The released orthonormal directions, in the order drawn (the first is the
         private top principal axis); each signed so that its largest entry is positive.
-    explained_variance_ : ndarray of shape (n_components_,)
+    explained_variance_ : ndarray of shape (n_components,)
         The ``n_components_`` largest noisy eigenvalues (clipped at 0), in the units
         of ``X``: ``data_norm_^2 lambda~ / max(n~ - 1, 1)`` with the noisy count ``n~``.
-    explained_variance_ratio_ : ndarray of shape (n_components_,)
+    explained_variance_ratio_ : ndarray of shape (n_components,)
         Those noisy eigenvalues over the sum of all ``n_features`` of them (scale-free).
-    singular_values_ : ndarray of shape (n_components_,)
+    singular_values_ : ndarray of shape (n_components,)
         ``data_norm_ sqrt(lambda~)``, the noisy singular values of the clipped data.
     mean_ : ndarray of shape (n_features,)
         The private mean (inside ``bounds_``), shrunk towards the box midpoint
@@ -334,7 +334,7 @@ class PCA(
 
         Returns
         -------
-        ndarray of shape (n_samples, n_components_)
+        ndarray of shape (n_samples, n_components)
         """
         check_is_fitted(self)
         X = validate_numeric_data(self, X, reset=False, dtype=np.float64)
@@ -345,7 +345,7 @@ class PCA(
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_components_)
+        X : array-like of shape (n_samples, n_components)
             Projected rows.
 
         Returns
