@@ -22,7 +22,6 @@ from skdp.mechanisms import exponential
 __all__ = [
     "MAX_PATTERNS",
     "check_transactions",
-    "closing_share",
     "frequent_itemsets_exact",
     "n_itemsets",
     "select_without_replacement",
@@ -303,30 +302,3 @@ def select_without_replacement(scores, n_select, *, epsilon, rng):
         chosen.append(remaining[pick])
         remaining = np.delete(remaining, pick)
     return np.asarray(chosen, dtype=np.intp)
-
-
-def closing_share(epsilon, spent):
-    """The last share of a budget, so that ``spent + share == epsilon`` in floats.
-
-    A ledger adds the epsilon of each call in order; giving the last call
-    ``epsilon - spent``, nudged by an ulp when rounding requires, makes the ledger's
-    total exactly ``epsilon``. The share differs from the nominal one by rounding only.
-
-    Examples
-    --------
-    >>> from skdp.frequent_patterns._mining import closing_share
-    >>> spent = 0.0
-    >>> for _ in range(3):
-    ...     spent += 0.1 / 6
-    >>> spent + closing_share(0.1, spent) == 0.1
-    True
-    """
-    share = epsilon - spent
-    for _ in range(8):
-        total = spent + share
-        if total == epsilon:
-            break
-        share = float(np.nextafter(share, math.inf if total < epsilon else -math.inf))
-    if share <= 0:
-        raise ValueError(f"nothing left of epsilon={epsilon!r} after spending {spent!r}")
-    return share

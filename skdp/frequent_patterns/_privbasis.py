@@ -8,8 +8,9 @@ import numpy as np
 
 from skdp.frequent_patterns._bitmask import MAX_BINS_ITEMS, superset_sums
 from skdp.frequent_patterns._counts import TransactionCounts
-from skdp.frequent_patterns._mining import closing_share, select_without_replacement
+from skdp.frequent_patterns._mining import select_without_replacement
 from skdp.mechanisms import exponential, geometric
+from skdp.utils.validation import closing_share
 
 __all__ = ["build_bases", "maximal_cliques", "privbasis_top_k"]
 

@@ -7,10 +7,11 @@ from numbers import Integral, Real
 import numpy as np
 
 from skdp.frequent_patterns._counts import TransactionCounts
-from skdp.frequent_patterns._mining import MAX_PATTERNS, closing_share, n_itemsets
+from skdp.frequent_patterns._mining import MAX_PATTERNS, n_itemsets
 from skdp.mechanisms import exponential, geometric
 from skdp.mechanisms._exact import _rational_at_most
 from skdp.mechanisms._selection import _grid_scores
+from skdp.utils.validation import closing_share
 
 __all__ = ["tf_top_k"]
 

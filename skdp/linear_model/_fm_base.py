@@ -25,7 +25,13 @@ from skdp.linear_model._moments import (
     unit_scaling,
 )
 from skdp.utils._stats import count_rows, sum_blocks
-from skdp.utils.validation import EPSILON_CONSTRAINT, RANDOM_STATE_CONSTRAINT, warn_clipped
+from skdp.utils.validation import (
+    EPSILON_CONSTRAINT,
+    RANDOM_STATE_CONSTRAINT,
+    check_epsilon,
+    closing_share,
+    warn_clipped,
+)
 
 __all__ = ["COMMON_CONSTRAINTS", "FunctionalMechanismBase"]
 
@@ -75,7 +81,9 @@ class FunctionalMechanismBase(DifferentialPrivacyMixin):
                 # fit -> _fit_context -> the caller's line
                 warn_clipped(int(clipped), n_rows * block[0].shape[1], name=block[3], stacklevel=5)
             weights = self._weights(values[0].shape[1], n_classes)
-            epsilon = self.epsilon_split_["moments"]
+            # the last share closes the ledger's running total on epsilon exactly
+            epsilon = closing_share(check_epsilon(self.epsilon), ledger.total.epsilon)
+            self.epsilon_split_["moments"] = epsilon
             noisy_linear, noisy_quadratic = release_moments(
                 linear, quadratic, weights=weights, epsilon=epsilon, rng=rng
             )

@@ -27,6 +27,7 @@ from skdp.utils.validation import (
     EPSILON_CONSTRAINT,
     RANDOM_STATE_CONSTRAINT,
     check_epsilon,
+    closing_share,
     resolve_bounds,
     resolve_classes,
     split_budget,
@@ -291,6 +292,9 @@ class GaussianNB(DifferentialPrivacyMixin, ClassifierMixin, BaseEstimator):
                     X, codes, len(classes), epsilon, stacklevel=4, random_state=rng
                 )
                 budgets = {"count": count}
+                # the last share closes the ledger's running total on epsilon exactly
+                spent = ledger.total.epsilon + split["sums"]
+                split["squares"] = closing_share(epsilon, spent)
             else:
                 (lower, upper), tier = declared, None
                 split = {"n_samples": 0.0, "bounds": 0.0}

@@ -15,6 +15,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import column_or_1d
 
 from skdp.exceptions import ClippingWarning, PrivacyLeakWarning
+from skdp.utils._shares import closing_share
 
 __all__ = [
     "EPSILON_CONSTRAINT",
@@ -23,6 +24,7 @@ __all__ = [
     "check_sensitivity",
     "clip_rows_to_norm",
     "clip_to_bounds",
+    "closing_share",
     "resolve_bounds",
     "resolve_classes",
     "split_budget",
@@ -337,7 +339,10 @@ def split_budget(epsilon, shares):
     weights = [_check_positive_finite(w, "each budget share") for w in weights]
     total = math.fsum(weights)
     parts = [epsilon * w / total for w in weights[:-1]]
-    parts.append(epsilon - math.fsum(parts))
+    spent = 0.0
+    for part in parts:  # a ledger adds the parts in this order
+        spent += part
+    parts.append(closing_share(epsilon, spent))
     return dict(zip(names, parts, strict=True)) if names is not None else parts
 
 

@@ -13,7 +13,6 @@ from hypothesis import given, settings
 from skdp.accounting import PrivacyLedger
 from skdp.frequent_patterns._mining import (
     check_transactions,
-    closing_share,
     frequent_itemsets_exact,
     mine_levels,
     n_itemsets,
@@ -139,18 +138,3 @@ def test_select_without_replacement_spends_each_round_and_never_repeats():
     assert sorted(picks.tolist()) == list(range(5))
     with pytest.raises(ValueError, match="cannot select 6 of 5"):
         select_without_replacement(scores, 6, epsilon=1.0, rng=np.random.default_rng(0))
-
-
-@settings(max_examples=300)
-@given(
-    epsilon=st.floats(1e-6, 1e6),
-    shares=st.lists(st.floats(0.01, 1.0), min_size=1, max_size=40),
-)
-def test_closing_share_makes_the_float_sum_exact(epsilon, shares):
-    parts = [epsilon * 0.5 * s / sum(shares) for s in shares]
-    spent = 0.0
-    for part in parts:
-        spent += part
-    last = closing_share(epsilon, spent)
-    assert spent + last == epsilon
-    assert last == pytest.approx(epsilon - math.fsum(parts), rel=1e-9)

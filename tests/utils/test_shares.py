@@ -1,0 +1,68 @@
+"""Budget shares that a ledger adds up to exactly ``epsilon``."""
+
+import math
+
+import hypothesis.strategies as st
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from sklearn.datasets import load_iris
+
+from skdp.linear_model import FunctionalMechanismRegressor
+from skdp.naive_bayes import GaussianNB
+from skdp.utils.validation import closing_share, split_budget
+
+
+@settings(max_examples=300)
+@given(
+    epsilon=st.floats(1e-6, 1e6),
+    shares=st.lists(st.floats(0.01, 1.0), min_size=1, max_size=40),
+)
+def test_closing_share_makes_the_float_sum_exact(epsilon, shares):
+    parts = [epsilon * 0.5 * s / sum(shares) for s in shares]
+    spent = 0.0
+    for part in parts:
+        spent += part
+    last = closing_share(epsilon, spent)
+    assert spent + last == epsilon
+    assert last == pytest.approx(epsilon - math.fsum(parts), rel=1e-9)
+
+
+@settings(max_examples=300)
+@given(
+    epsilon=st.floats(1e-6, 1e6),
+    shares=st.lists(st.floats(0.01, 1.0), min_size=1, max_size=8),
+)
+def test_split_budget_parts_add_up_in_order(epsilon, shares):
+    parts = split_budget(epsilon, shares)
+    spent = 0.0
+    for part in parts:
+        spent += part
+    assert spent <= epsilon
+    assert spent == pytest.approx(epsilon, rel=1e-15)
+    assert all(p > 0 for p in parts)
+
+
+def test_split_budget_closes_where_a_plain_difference_overspends():
+    assert 0.03 + 0.135 + 0.135 > 0.3
+    parts = split_budget(0.3, [0.1, 0.45, 0.45])
+    assert parts[0] + parts[1] + parts[2] == 0.3
+
+
+@pytest.mark.parametrize("bounds", [None, (0.0, 8.0)])
+@pytest.mark.parametrize("epsilon", [0.3, 0.7, 2.9])
+def test_gaussian_nb_spends_epsilon_to_the_last_bit(epsilon, bounds):
+    rng = np.random.default_rng(0)
+    X = rng.uniform(0, 8, size=(60, 3))
+    y = np.arange(60) % 2
+    model = GaussianNB(epsilon=epsilon, bounds=bounds, classes=[0, 1], random_state=0)
+    assert model.fit(X, y).privacy_spent_.epsilon == epsilon
+    assert math.fsum(model.epsilon_split_.values()) == pytest.approx(epsilon, rel=1e-15)
+
+
+@pytest.mark.parametrize("epsilon", [1.3, 3.3])
+def test_functional_mechanism_spends_epsilon_to_the_last_bit(epsilon):
+    X = load_iris().data
+    model = FunctionalMechanismRegressor(epsilon=epsilon, random_state=0).fit(X[:, :3], X[:, 3])
+    assert model.privacy_spent_.epsilon == epsilon
+    assert model.epsilon_split_["moments"] > 0
