@@ -10,6 +10,7 @@ density; :func:`l2_laplace` puts its releases on a lattice (see their docstrings
 from skdp.mechanisms._additive import geometric, laplace, lattice_step
 from skdp.mechanisms._rng import check_random_state
 from skdp.mechanisms._selection import exponential, permute_and_flip, report_noisy_max
+from skdp.mechanisms._stopping import truncated_negative_binomial
 from skdp.mechanisms._threshold import above_threshold
 from skdp.mechanisms._vector import l2_laplace, l2_laplace_noise
 
@@ -24,4 +25,5 @@ __all__ = [
     "lattice_step",
     "permute_and_flip",
     "report_noisy_max",
+    "truncated_negative_binomial",
 ]

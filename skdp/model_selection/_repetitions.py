@@ -16,6 +16,8 @@ import math
 import numpy as np
 from scipy.optimize import brentq
 
+from skdp.mechanisms import truncated_negative_binomial
+
 __all__ = ["RunLaw", "run_law"]
 
 _NAMES = {"geometric": 1.0, "logarithmic": 0.0}
@@ -38,15 +40,8 @@ class RunLaw:
         return _mean(self.eta, self.gamma)
 
     def sample(self, rng):
-        """Draw ``K >= 1`` (data-independent)."""
-        if self.eta == 1.0:
-            return int(rng.geometric(self.gamma))
-        if self.eta == 0.0:
-            return int(rng.logseries(1.0 - self.gamma))
-        while True:  # negative binomial conditioned on K >= 1
-            k = int(rng.negative_binomial(self.eta, self.gamma))
-            if k >= 1:
-                return k
+        """Draw ``K >= 1`` (data-independent, through :mod:`skdp.mechanisms`)."""
+        return truncated_negative_binomial(self.eta, self.gamma, random_state=rng)
 
     def as_dict(self):
         """The public description kept in ``repetitions_``."""

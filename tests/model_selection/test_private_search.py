@@ -12,6 +12,7 @@ from sklearn.model_selection import cross_validate
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler as SklearnScaler
 
+import skdp.model_selection._repetitions as repetitions_module
 from skdp import BudgetAccountant, PrivacyLedger, privacy_spent
 from skdp.accounting import PrivacyBudget
 from skdp.exceptions import BudgetExceededError
@@ -183,21 +184,18 @@ def test_refusals(params, match):
             search.fit(X, Y)
 
 
-@pytest.mark.parametrize("repetitions", ["geometric", "logarithmic", ("negative_binomial", 0.5)])
-def test_the_number_of_runs_follows_its_law(repetitions):
-    law = run_law(repetitions, 4.0)
-    rng = np.random.default_rng(0)
-    draws = np.array([law.sample(rng) for _ in range(4000)])
-    k = np.arange(1, 13)
-    if law.eta:  # (1 - gamma)^k / (gamma^-eta - 1) prod_{l < k} (l + eta) / (l + 1)
-        pmf = (1 - law.gamma) ** k * np.cumprod((k - 1 + law.eta) / k)
-        pmf /= law.gamma**-law.eta - 1
-    else:  # logarithmic
-        pmf = (1 - law.gamma) ** k / (k * np.log(1 / law.gamma))
-    observed = np.r_[[np.sum(draws == i) for i in k], np.sum(draws > 12)]
-    expected = np.r_[pmf, 1 - pmf.sum()] * len(draws)
-    assert draws.min() >= 1 and abs(draws.mean() - 4.0) < 0.3
-    assert chisquare(observed, expected).pvalue > 1e-3
+def test_the_number_of_runs_is_drawn_through_skdp_mechanisms(monkeypatch):
+    """The search's K sampler is the mechanism (architecture: noise only there)."""
+    calls = []
+
+    def recorded(eta, gamma, *, random_state=None):
+        calls.append((eta, gamma))
+        return 3
+
+    monkeypatch.setattr(repetitions_module, "truncated_negative_binomial", recorded)
+    law = run_law(("negative_binomial", 0.5), 4.0)
+    assert law.sample(np.random.default_rng(0)) == 3
+    assert calls == [(0.5, law.gamma)] and abs(law.expected_runs() - 4.0) < 1e-9
 
 
 def test_candidates_are_drawn_uniformly():
