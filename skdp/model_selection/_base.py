@@ -197,8 +197,12 @@ class BasePrivateSearch(
             record_spend(selection, mechanism="private_selection")
             if refit:  # at most refit whichever candidate wins: charged before it is known
                 record_spend(refit, mechanism="private_selection_refit")
-            winner = self._select(X, y, n, template, space, law, epsilon_run, scale, rng)
-            model, params, counts = winner
+            if law is None and not refit:  # one candidate: nothing to select, all rows
+                params, counts = space.draw(rng), None
+                model = self._refit(template, params, X, y, epsilon_run, scale, rng)
+            else:
+                winner = self._select(X, y, n, template, space, law, epsilon_run, scale, rng)
+                model, params, counts = winner
             if refit:
                 model = self._refit(template, params, X, y, refit, scale, rng)
         self._release(model, params, counts, epsilon_run, selection, refit, factor, law)
@@ -237,7 +241,11 @@ class BasePrivateSearch(
         return results[best][0], draws[best], results[best][1]
 
     def _refit(self, template, params, X, y, refit, scale, rng):
-        """Fit the winner on all rows, measured in its own ledger against ``refit``."""
+        """Fit ``params`` on all rows, measured in its own ledger against ``refit``.
+
+        The winner's refit, or the only candidate of a one-point grid (nothing to
+        select: it gets every row and the whole budget).
+        """
         with detached_ledger() as ledger:
             model = clone(template).set_params(**params)
             if scale:
@@ -249,8 +257,15 @@ class BasePrivateSearch(
         return model
 
     def _release(self, model, params, counts, epsilon_run, selection, refit, factor, law):
-        correct, wrong = (max(int(c), 0) for c in counts)
-        score = correct / max(correct + wrong, 1)
+        if counts is None:  # one candidate fitted on all rows: no score was released
+            score, counts_shown = float("nan"), {}
+        else:
+            correct, wrong = (max(int(c), 0) for c in counts)
+            score = correct / max(correct + wrong, 1)
+            counts_shown = {
+                "noisy_correct_count": np.array([int(counts[0])]),
+                "noisy_incorrect_count": np.array([int(counts[1])]),
+            }
         shown = dict(params)
         self.best_params_ = shown
         self.best_score_ = score
@@ -260,8 +275,7 @@ class BasePrivateSearch(
             **{f"param_{k}": np.array([v], dtype=object) for k, v in shown.items()},
             "mean_test_score": np.array([score]),
             "rank_test_score": np.array([1], dtype=np.int32),
-            "noisy_correct_count": np.array([int(counts[0])]),
-            "noisy_incorrect_count": np.array([int(counts[1])]),
+            **counts_shown,
         }
         if self.refit:
             self.best_estimator_ = model

@@ -29,7 +29,9 @@ class PrivateGridSearchCV(BasePrivateSearch):
         The private classifier to tune (every step that learns from the data must be
         an skdp estimator). None means :class:`skdp.naive_bayes.GaussianNB`.
     param_grid : dict or list of dicts, default=None
-        The grid, as for ``GridSearchCV``. None searches nothing: one private run.
+        The grid, as for ``GridSearchCV``. None (or a single point) has nothing to
+        select: the candidate is fitted on all rows with the whole ``epsilon`` (unless
+        ``refit="full"``) and no score is released (``best_score_`` is nan).
     epsilon : float, default=1.0
         The privacy budget of the whole search (selection, and refit if
         ``refit="full"``). The search sets each candidate's ``epsilon`` itself, so
@@ -80,7 +82,8 @@ default="geometric"
         The selected grid point.
     best_score_ : float
         Its released accuracy ``c~ / (c~ + i~)`` from the noisy counts: private, and
-        optimistic (the best of ``K`` noisy scores).
+        optimistic (the best of ``K`` noisy scores). nan for a one-point grid, which
+        releases no score.
     best_index_ : int
         Always 0: ``cv_results_`` has the winner's row only.
     cv_results_ : dict of arrays
@@ -139,7 +142,8 @@ default="geometric"
     numbers were not re-read in the papers). Conditions kept: ``K``, the candidate law
     and the scorer are fixed before the data; each run draws its grid point at random
     with fresh randomness; ties are broken by a random key drawn in the run; only the
-    winner is released. A single-point grid is one run, ``epsilon``-DP (factor 1).
+    winner is released. A single-point grid selects nothing: its candidate is one
+    ``epsilon``-DP fit on all rows (with ``refit="full"``, one scored run then the refit).
 
     **Total**: ``epsilon = (2 + eta) epsilon_run + refit_epsilon``, charged to the
     ledger once, before any run, whatever ``K`` turns out to be. Wall-clock time
@@ -246,7 +250,8 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
         :class:`skdp.naive_bayes.GaussianNB`.
     param_distributions : dict or list of dicts, default=None
         As for ``RandomizedSearchCV``; a list of dicts picks one uniformly per run.
-        None searches nothing: one private run.
+        None (or a single point): one fit on all rows with the whole ``epsilon``, no
+        score released.
     epsilon : float, default=1.0
         The privacy budget of the whole search (see :class:`PrivateGridSearchCV`). An
         ``epsilon`` searched must be given as a list (it is charged at its largest).

@@ -27,6 +27,7 @@ class ConstantClassifier(DifferentialPrivacyMixin, ClassifierMixin, BaseEstimato
         self.classes_ = np.asarray(self.classes)
         self.n_features_in_ = np.shape(X)[1] if np.ndim(X) == 2 else 1
         self.epsilon_split_ = {"fit": float(self.epsilon)}
+        self.n_rows_seen_ = len(X)  # for the tests only (a real estimator never keeps n)
         return self
 
     def predict(self, X):

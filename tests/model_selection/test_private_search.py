@@ -69,12 +69,25 @@ def test_released_counts_are_noisy_not_exact():
     """Same fit part and model (a stub), fresh noise: the released counts vary."""
     y = np.r_[np.zeros(50, dtype=int), np.ones(50, dtype=int)]
     counts = {
-        PrivateGridSearchCV(ConstantClassifier(label=1), epsilon=1.0, random_state=seed)
+        PrivateGridSearchCV(
+            ConstantClassifier(label=1), {"label": [1, 1]}, epsilon=1.0, random_state=seed
+        )
         .fit(np.zeros((100, 1)), y)
         .cv_results_["noisy_correct_count"][0]
         for seed in range(20)
     }
     assert len(counts) > 3
+
+
+def test_one_candidate_is_fitted_on_every_row_with_the_whole_budget():
+    """Nothing to select: no validation part, no score, the default's full budget."""
+    y = np.r_[np.zeros(50, dtype=int), np.ones(50, dtype=int)]
+    search = PrivateGridSearchCV(ConstantClassifier(label=1), epsilon=2.0, random_state=0)
+    with PrivacyLedger() as ledger:
+        search.fit(np.zeros((100, 1)), y)
+    assert search.best_estimator_.n_rows_seen_ == 100
+    assert search.best_estimator_.epsilon == 2.0 == ledger.total.epsilon
+    assert math.isnan(search.best_score_) and "noisy_correct_count" not in search.cv_results_
 
 
 def test_a_run_that_spends_more_than_its_epsilon_is_refused():

@@ -58,7 +58,11 @@ def test_the_extra_record_moves_the_predict_one_count():
     counts = []
     for X, y in (FIRST, SECOND):
         search = PrivateGridSearchCV(
-            ConstantClassifier(label=1), epsilon=1e9, validation_fraction=0.999, random_state=0
+            ConstantClassifier(label=1),
+            {"label": [1, 1]},
+            epsilon=1e9,
+            validation_fraction=0.999,
+            random_state=0,
         ).fit(X, y)
         counts.append(search.cv_results_["noisy_correct_count"][0])
     assert counts == [10, 11]
