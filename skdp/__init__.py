@@ -1,7 +1,12 @@
 """skdp: differentially private estimators for scikit-learn."""
 
 from skdp.accounting import BudgetAccountant, PrivacyBudget, PrivacyLedger, privacy_spent
-from skdp.exceptions import BudgetExceededError, ClippingWarning, PrivacyLeakWarning
+from skdp.exceptions import (
+    BudgetExceededError,
+    ClippingWarning,
+    PrivacyLeakWarning,
+    PublicBoundsWarning,
+)
 
 __version__ = "0.1.0.dev0"
 
@@ -12,6 +17,7 @@ __all__ = [
     "PrivacyBudget",
     "PrivacyLeakWarning",
     "PrivacyLedger",
+    "PublicBoundsWarning",
     "__version__",
     "privacy_spent",
 ]

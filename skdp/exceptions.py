@@ -1,6 +1,11 @@
 """Warnings and errors raised by skdp."""
 
-__all__ = ["BudgetExceededError", "ClippingWarning", "PrivacyLeakWarning"]
+__all__ = [
+    "BudgetExceededError",
+    "ClippingWarning",
+    "PrivacyLeakWarning",
+    "PublicBoundsWarning",
+]
 
 
 class PrivacyLeakWarning(UserWarning):
@@ -52,6 +57,34 @@ class ClippingWarning(UserWarning):
     ...     model = model.fit(X, y)
     >>> print(caught[0].category.__name__, caught[0].message)
     ClippingWarning 2 of 4 values of X lay outside the public bounds and were clipped to them.
+    """
+
+
+class PublicBoundsWarning(UserWarning):
+    """Bounds left as ``None`` were estimated too coarsely to serve every feature well.
+
+    With few records or a small epsilon, the private bounds cannot follow each feature:
+    one box then serves every feature (a feature on a much smaller scale than the
+    largest keeps little of its detail), or, with too little to learn anything, a
+    public fallback box is used. The guarantee is intact; the accuracy suffers. Pass
+    ``bounds=`` from domain knowledge to silence it.
+
+    Examples
+    --------
+    Wine's 13 features range from 0.1 to 1680; 178 records are too few for a private
+    range per feature at epsilon 1:
+
+    >>> import warnings
+    >>> from sklearn.datasets import load_wine
+    >>> from skdp.naive_bayes import GaussianNB
+    >>> X, y = load_wine(return_X_y=True)
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     model = GaussianNB(classes=[0, 1, 2], random_state=0).fit(X, y)
+    >>> [w.category.__name__ for w in caught]
+    ['PublicBoundsWarning', 'ClippingWarning']
+    >>> model.bounds_tier_
+    2
     """
 
 

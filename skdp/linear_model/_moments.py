@@ -22,17 +22,16 @@ sklearn's diabetes and iris data and on synthetic data (see the estimators' Note
 """
 
 import math
-import warnings
 
 import numpy as np
 
 from skdp.mechanisms import laplace
 from skdp.utils._bounds import (
-    FALLBACK_BOUND,
     MAX_BOUNDS_SHARE,
     bounds_share,
     estimate_bounds,
     estimate_public_inputs,
+    warn_public_bounds,
 )
 from skdp.utils.validation import resolve_bounds
 
@@ -115,8 +114,6 @@ def resolve_public_bounds(estimator, blocks, *, rng, stacklevel=2):
             share, tier = 0.0, 3
         left -= share
         tiers[i] = tier
-        if tier == 3:
-            _warn_fallback(epsilon, count.n_samples, blocks[i][2], stacklevel + 1)
         split["bounds"] += share * epsilon
         resolved[i] = estimate_bounds(
             blocks[i][0],
@@ -125,18 +122,16 @@ def resolve_public_bounds(estimator, blocks, *, rng, stacklevel=2):
             n_noisy=count.n_samples,
             random_state=rng,
         )
+        warn_public_bounds(
+            tier,
+            epsilon=epsilon,
+            n_noisy=count.n_samples,
+            bounds=resolved[i],
+            name=blocks[i][2],
+            stacklevel=stacklevel + 1,
+        )
     split["moments"] = epsilon - math.fsum(split.values())
     return resolved, split, max(tiers.values())
-
-
-def _warn_fallback(epsilon, n_noisy, name, stacklevel):
-    warnings.warn(
-        f"epsilon={epsilon:g} with about {n_noisy} records is too little to estimate "
-        f"{name} privately; using the public fallback [-{FALLBACK_BOUND:g}, "
-        f"{FALLBACK_BOUND:g}]. Pass {name}= from domain knowledge.",
-        UserWarning,
-        stacklevel=stacklevel + 1,
-    )
 
 
 def unit_scaling(lower, upper, *, centred):

@@ -10,12 +10,11 @@ class counts already give.
 """
 
 import math
-import warnings
 
 import numpy as np
 
 from skdp.mechanisms import geometric
-from skdp.utils._bounds import FALLBACK_BOUND, bounds_share, estimate_bounds
+from skdp.utils._bounds import bounds_share, estimate_bounds, warn_public_bounds
 from skdp.utils.validation import split_budget
 
 __all__ = ["COUNT_SHARE", "SPLIT", "counts_then_bounds"]
@@ -63,16 +62,11 @@ def counts_then_bounds(X, codes, n_classes, epsilon, *, stacklevel, random_state
     # the total of the released counts: post-processing, the record count of the tiers
     n_noisy = max(int(np.sum(count)), 1)
     share, tier = bounds_share(n_noisy, epsilon, X.shape[1])
-    if tier == 3:
-        warnings.warn(
-            f"epsilon={epsilon:g} with about {n_noisy} records is too little to estimate "
-            f"feature bounds privately; using the public fallback [-{FALLBACK_BOUND:g}, "
-            f"{FALLBACK_BOUND:g}] for every feature. Pass bounds= from domain knowledge.",
-            UserWarning,
-            stacklevel=stacklevel + 1,
-        )
     bounds = estimate_bounds(
         X, epsilon=share * epsilon, tier=tier, n_noisy=n_noisy, random_state=random_state
+    )
+    warn_public_bounds(
+        tier, epsilon=epsilon, n_noisy=n_noisy, bounds=bounds, stacklevel=stacklevel
     )
     split = {"n_samples": 0.0, "bounds": share * epsilon, "counts": epsilon_count}
     rest = epsilon - math.fsum(split.values())

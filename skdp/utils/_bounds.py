@@ -27,7 +27,8 @@ Budget (add/remove neighbours; all shares post-process earlier releases):
      ``R-`` that of ``max_j max(-x_ij, 0)`` (one record moves each statistic by one
      value), ``s epsilon / 2`` each with ``s = max(s2, MIN_BOUNDS_SHARE)``;
   3. else nothing is spent and the box is ``[-FALLBACK_BOUND, FALLBACK_BOUND]``, with a
-     ``UserWarning`` asking for ``bounds=``.
+     :class:`~skdp.exceptions.PublicBoundsWarning` asking for ``bounds=`` (tier 2 with
+     several features warns too: one box serves features of every scale).
 
   Each scan targets the ``BOUNDS_QUANTILE`` (98%) point, lowered by
   :func:`margin_quantile` (not below 75%) when its ``n~ epsilon_scan`` is small, so that
@@ -44,6 +45,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from skdp.exceptions import PublicBoundsWarning
 from skdp.mechanisms import check_random_state, geometric
 from skdp.utils._quantiles import scan_quantile
 from skdp.utils.validation import check_epsilon
@@ -60,6 +62,7 @@ __all__ = [
     "margin_quantile",
     "noisy_count",
     "norm_share",
+    "warn_public_bounds",
 ]
 
 COUNT_SHARE = 0.05
@@ -232,6 +235,63 @@ def estimate_bounds(X, *, epsilon, tier=1, n_noisy=None, random_state=None):
     return np.where(narrow, lower - _MIN_WIDTH, lower), np.where(narrow, upper + _MIN_WIDTH, upper)
 
 
+def warn_public_bounds(tier, *, epsilon, n_noisy, bounds, name="bounds", stacklevel=2):
+    """Tell the user when private bounds could not follow each feature.
+
+    Tier 3 uses the public fallback box; tier 2 one box for every feature, where a
+    feature on a much smaller scale keeps little detail (Wine: ``[0, 1448]`` for ranges
+    from 0.1 to 1680). Both warn with :class:`~skdp.exceptions.PublicBoundsWarning`.
+
+    Parameters
+    ----------
+    tier : int or None
+        The bounds' tier; None (declared bounds) is silent.
+    epsilon : float
+        The estimator's budget, as the user gave it.
+    n_noisy : int
+        The released noisy record count.
+    bounds : tuple of ndarray
+        The resolved ``(lower, upper)``.
+    name : str, default="bounds"
+        The parameter the user can set.
+    stacklevel : int, default=2
+        Of the warning, counted from the caller.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from skdp.utils._bounds import warn_public_bounds
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warn_public_bounds(2, epsilon=1.0, n_noisy=120, bounds=([0, 0], [1448, 1448]))
+    >>> "one private range [0, 1448] serves all 2 features" in str(caught[0].message)
+    True
+    """
+    lower, upper = np.atleast_1d(bounds[0]), np.atleast_1d(bounds[1])
+    if tier == 3:
+        box = f"the public fallback [-{FALLBACK_BOUND:g}, {FALLBACK_BOUND:g}]"
+        message = (
+            f"epsilon={epsilon:g} with about {n_noisy} records is too little to estimate "
+            f"{name} privately; using {box} for every feature."
+        )
+    elif tier == 2 and lower.size > 1:
+        width = upper[0] - lower[0]
+        low, high = (0.0 if abs(v) < 1e-6 * width else v for v in (lower[0], upper[0]))
+        message = (
+            f"{name}=None with about {n_noisy} records at epsilon={epsilon:g}: too few to "
+            f"estimate a range per feature privately, so one private range "
+            f"[{low:.4g}, {high:.4g}] serves all {lower.size} features; a feature "
+            "on a much smaller scale than the largest keeps little of its detail."
+        )
+    else:
+        return
+    warnings.warn(
+        f"{message} Pass {name}= from domain knowledge.",
+        PublicBoundsWarning,
+        stacklevel=stacklevel + 1,
+    )
+
+
 @dataclass
 class PublicEstimates:
     """What :func:`estimate_public_inputs` released, and the epsilon left.
@@ -327,21 +387,19 @@ def estimate_public_inputs(
         columns = columns.reshape(-1, 1) if columns.ndim == 1 else columns
         share, out.bounds_tier = bounds_share(out.n_samples, epsilon, columns.shape[1])
         split["bounds"] = share * epsilon
-        if out.bounds_tier == 3:
-            warnings.warn(
-                f"epsilon={epsilon:g} with about {out.n_samples} records is too little to "
-                f"estimate feature bounds privately; using the public fallback "
-                f"[-{FALLBACK_BOUND:g}, {FALLBACK_BOUND:g}] for every feature. Pass "
-                "bounds= from domain knowledge.",
-                UserWarning,
-                stacklevel=stacklevel + 1,
-            )
         out.bounds = estimate_bounds(
             columns,
             epsilon=split["bounds"],
             tier=out.bounds_tier,
             n_noisy=out.n_samples,
             random_state=rng,
+        )
+        warn_public_bounds(
+            out.bounds_tier,
+            epsilon=epsilon,
+            n_noisy=out.n_samples,
+            bounds=out.bounds,
+            stacklevel=stacklevel,
         )
     if row_norms is not None:
         split["data_norm"] = norm_share(out.n_samples, epsilon) * epsilon

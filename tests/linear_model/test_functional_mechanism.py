@@ -13,7 +13,7 @@ from sklearn.metrics import r2_score
 from sklearn.utils._param_validation import InvalidParameterError
 
 from skdp import PrivacyLedger
-from skdp.exceptions import ClippingWarning
+from skdp.exceptions import ClippingWarning, PublicBoundsWarning
 from skdp.linear_model import (
     FunctionalMechanismClassifier,
     FunctionalMechanismRegressor,
@@ -118,7 +118,7 @@ def test_hopeless_budget_falls_back_to_public_bounds_with_a_warning():
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         model = FunctionalMechanismRegressor(epsilon=0.1, random_state=0).fit(X, y)
-    messages = [str(w.message) for w in caught if w.category is UserWarning]
+    messages = [str(w.message) for w in caught if w.category is PublicBoundsWarning]
     assert all(m.startswith("epsilon=0.1 with about") for m in messages)
     assert any("Pass bounds=" in m for m in messages)
     assert any("Pass bounds_y=" in m for m in messages)

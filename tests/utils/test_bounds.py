@@ -1,9 +1,11 @@
 """Private bounds, row-norm bounds and record counts (skdp.utils._bounds)."""
 
+import warnings
+
 import numpy as np
 import pytest
 
-from skdp import PrivacyLedger
+from skdp import PrivacyLedger, PublicBoundsWarning
 from skdp.utils._bounds import (
     FALLBACK_BOUND,
     bounds_share,
@@ -148,6 +150,17 @@ def test_too_little_budget_warns_and_uses_the_fallback():
     with pytest.warns(UserWarning, match="bounds="):
         est = estimate_public_inputs(0.01, n_samples=20, columns=np.ones((20, 2)), random_state=0)
     assert est.bounds_tier == 3 and est.epsilon_split["bounds"] == 0
+
+
+def test_one_box_for_every_feature_says_so_and_names_the_box():
+    rng = np.random.default_rng(0)
+    X = np.column_stack([rng.uniform(0, 1, 150), rng.uniform(0, 1000, 150)])
+    with pytest.warns(PublicBoundsWarning, match=r"one private range \[0, [0-9.]+\] serves all 2"):
+        est = estimate_public_inputs(1.0, n_samples=150, columns=X, random_state=0)
+    assert est.bounds_tier == 2
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PublicBoundsWarning)  # one feature: its own box
+        est = estimate_public_inputs(1.0, n_samples=150, columns=X[:, :1], random_state=0)
 
 
 def test_noisy_count_is_at_least_one():
