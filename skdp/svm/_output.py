@@ -7,6 +7,7 @@ import math
 
 from skdp.mechanisms import l2_laplace, laplace
 from skdp.svm._hinge import certified_hinge_svm
+from skdp.utils._erm import blas_threads
 
 __all__ = ["output_perturbation", "output_sensitivity"]
 
@@ -40,7 +41,8 @@ def output_perturbation(rows, sign, C, tol, noise, epsilon, rng):
     solver cannot be certified.
     """
     max_distance, sensitivity = output_sensitivity(float(C), float(tol))
-    w = certified_hinge_svm(rows, sign, float(C), max_distance=max_distance)
+    with blas_threads(rows.shape[1]):  # narrow rows: one BLAS thread (see there)
+        w = certified_hinge_svm(rows, sign, float(C), max_distance=max_distance)
     if noise == "l2":
         return l2_laplace(w, sensitivity=sensitivity, epsilon=epsilon, random_state=rng)
     return laplace(
