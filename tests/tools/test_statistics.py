@@ -200,3 +200,15 @@ def test_dask_input_gives_the_numpy_release(function):
             function(remote, epsilon=1.0)
         with pytest.raises(ValueError, match="finite"):
             function(da.from_array(np.array([[1.0], [np.nan]])), epsilon=1.0, bounds=(0, 2))
+
+
+def test_histogram_counts_are_clipped_at_zero_unless_asked_not_to():
+    """Free post-processing: empty bins never show negative counts by default; the raw
+    counts (nonnegative=False) are the same draw before the clip."""
+    x = np.full(20, 0.5)
+    raw = histogram(x, bins=20, range=(0, 20), epsilon=0.2, nonnegative=False, random_state=0)[0]
+    clipped = histogram(x, bins=20, range=(0, 20), epsilon=0.2, random_state=0)[0]
+    assert np.any(raw < 0)
+    np.testing.assert_array_equal(clipped, np.maximum(raw, 0))
+    H = histogramdd(np.zeros((5, 2)), bins=4, range=[(1, 2), (1, 2)], epsilon=0.2, random_state=0)
+    assert np.all(H[0] >= 0) and H[0].dtype == np.int64
