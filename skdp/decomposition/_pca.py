@@ -10,15 +10,20 @@ from sklearn.base import (
     TransformerMixin,
     _fit_context,
 )
-from sklearn.utils._param_validation import Interval
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from skdp.accounting import PrivacyLedger
 from skdp.base import DifferentialPrivacyMixin
-from skdp.decomposition._spectrum import n_draws, release_spectrum, spectrum_split
+from skdp.decomposition._centring import clipped_scatter, private_centring, row_norms_squared
+from skdp.decomposition._spectrum import (
+    n_draws,
+    release_covariance,
+    release_spectrum,
+    spectrum_split,
+)
 from skdp.mechanisms import check_random_state
 from skdp.utils._bounds import NORM_QUANTILE, estimate_public_inputs, margin_quantile, norm_share
-from skdp.utils._centred_sums import centred_sums
 from skdp.utils._numeric_input import validate_numeric_data
 from skdp.utils._quantiles import scan_quantile
 from skdp.utils.validation import (
@@ -26,19 +31,17 @@ from skdp.utils.validation import (
     MAX_DATA_NORM,
     RANDOM_STATE_CONSTRAINT,
     check_epsilon,
-    clip_rows_to_norm,
     resolve_bounds,
 )
 
 __all__ = ["PCA"]
 
-# shares of what the private public inputs leave: 5% count, 15% sums, and 80% to the
-# spectrum, 1 : 7 between eigenvalues and eigenvectors (_spectrum.SPECTRUM_SPLIT)
-MEAN_SPLIT = {"count": 0.05, "mean": 0.15}
+# shares of what the private public inputs leave: 2.5% count, 7.5% sums, and 90% to the
+# spectrum (all to the covariance, or 1 : 7 eigenvalues : eigenvectors, SPECTRUM_SPLIT)
+MEAN_SPLIT = {"count": 0.025, "mean": 0.075}
 _MIN_NORM = 2.0**-30
-# the noisy mean's offset from the box midpoint is soft-thresholded at SHRINK times
-# the Laplace scale of its noise (post-processing; Notes)
-SHRINK = 2.0
+# "auto" releases the covariance when n~ epsilon_spectrum >= COVARIANCE_RULE d^3 / k
+COVARIANCE_RULE = 1.0
 
 
 class PCA(
@@ -46,19 +49,21 @@ class PCA(
 ):
     """Principal component analysis with ``epsilon``-differential privacy.
 
-    The iterative eigenvector sampler of Amin et al. (2019): a private mean centres
-    the data, the centred rows are clipped to the L2 ball of radius ``data_norm``,
-    the eigenvalues of their scatter matrix are released with Laplace noise, and the
-    ``n_components`` directions are drawn one after another from the exponential
-    mechanism on the unit sphere (a Bingham distribution), each in the orthogonal
-    complement of those already drawn. :meth:`transform` is ``(X - mean_) @
-    components_.T``, as in :class:`sklearn.decomposition.PCA`. ``X`` is never modified.
+    A private mean centres the data and the centred rows are clipped to the L2 ball
+    of radius ``data_norm``; then either their scatter matrix is released with
+    Laplace noise on its upper triangle and eigendecomposed (``"covariance"``, the
+    Laplace analogue of Dwork et al.'s Analyze Gauss), or its eigenvalues are
+    released and the ``n_components`` directions drawn one after another from the
+    exponential mechanism on the sphere (``"sampler"``, the iterative eigenvector
+    sampler of Amin et al. 2019, a Bingham distribution). ``"auto"`` chooses by a rule
+    on public values (Notes). :meth:`transform` is ``(X - mean_) @ components_.T``,
+    as in :class:`sklearn.decomposition.PCA`. ``X`` is never modified.
 
     Parameters
     ----------
     n_components : int or None, default=None
         Number of components to release, at most ``n_features``; None keeps
-        ``n_features``. Fewer components give each a larger share of the budget.
+        ``n_features``. Fewer components give each draw a larger share of the budget.
     epsilon : float, default=1.0
         Privacy budget (> 0).
     bounds : None, tuple, dict or (lower, upper) arrays, default=None
@@ -72,6 +77,10 @@ class PCA(
         it (:class:`~skdp.exceptions.ClippingWarning`). None estimates the 90%
         quantile of the centred row norms privately (one AboveThreshold scan, a
         share of 5% to 25% of ``epsilon`` set by the noisy count).
+    method : {"auto", "covariance", "sampler"}, default="auto"
+        The spectral release (Notes); ``"auto"`` takes ``"covariance"`` when ``k n~
+        epsilon_s >= d^3`` (``k`` components, ``d`` features, noisy count ``n~``,
+        spectral budget ``epsilon_s``), else ``"sampler"``. The choice is ``method_``.
     random_state : None, int or numpy.random.Generator, default=None
         None draws from a fresh cryptographically secure generator; an int gives
         reproducible fits for experiments (not for releases).
@@ -79,8 +88,9 @@ class PCA(
     Attributes
     ----------
     components_ : ndarray of shape (n_components, n_features)
-        The released orthonormal directions, in the order drawn (the first is the
-        private top principal axis); each signed so that its largest entry is positive.
+        The released orthonormal directions (with ``"sampler"`` in the order drawn,
+        the first the private top axis; with ``"covariance"`` by decreasing noisy
+        eigenvalue), each signed so that its largest entry is positive.
     explained_variance_ : ndarray of shape (n_components,)
         The ``n_components_`` largest noisy eigenvalues (clipped at 0), in the units
         of ``X``: ``data_norm_^2 lambda~ / max(n~ - 1, 1)`` with the noisy count ``n~``.
@@ -91,6 +101,8 @@ class PCA(
     mean_ : ndarray of shape (n_features,)
         The private mean (inside ``bounds_``), shrunk towards the box midpoint
         (Notes).
+    method_ : str
+        The release used: ``"covariance"`` or ``"sampler"``.
     n_components_ : int
         Number of components released.
     n_samples_ : int
@@ -103,10 +115,11 @@ class PCA(
     data_norm_ : float
         The row-norm bound used: ``data_norm`` or the private estimate.
     epsilon_split_ : dict
-        ``{"n_samples", "bounds", "count", "mean", "data_norm", "eigenvalues",
-        "eigenvectors"}``: the epsilon of each release, adding up to ``epsilon``
-        (``n_samples`` and ``bounds`` are 0 with declared bounds, ``data_norm`` with
-        a declared norm).
+        ``{"n_samples", "bounds", "count", "mean", "data_norm", "covariance",
+        "eigenvalues", "eigenvectors"}``: the epsilon of each release, adding up to
+        ``epsilon`` (``n_samples`` and ``bounds`` are 0 with declared bounds,
+        ``data_norm`` with a declared norm; ``covariance`` or the other two are 0 by
+        ``method_``).
     privacy_spent_ : PrivacyBudget
         What the ledger measured during ``fit``: ``epsilon``.
     n_features_in_ : int
@@ -125,70 +138,77 @@ class PCA(
 
     1. with ``bounds=None``, a noisy count and the private box of
        :func:`~skdp.utils._bounds.estimate_public_inputs` (its shares);
-    2. the mean, on what is left (``0.05 + 0.15`` of it): the count (discrete
-       Laplace, sensitivity 1) and the sums of the rows clipped to the box and
-       centred on its midpoint (:func:`~skdp.utils._centred_sums.centred_sums`: one
-       row moves them by at most ``h_j``, released at L1 sensitivity ``d`` in units
-       of ``h_j``). ``mean_`` is post-processing: the noisy offset from the
-       midpoint ``c_j`` is soft-thresholded at twice the Laplace scale
-       ``b_j = d h_j / (epsilon_mean n~)`` of its noise (``c_j + sign(o) max(|o| -
-       2 b_j, 0)``): an offset that the noise could explain is dropped. Centring on
-       a noisy mean adds ``n (mu - mean_)(mu - mean_)^T`` to the scatter, a spurious
-       direction; on Iris (105 rows) at epsilon 0.5 / 1 the shrinkage takes the
-       worst of 10 seeds' held-out variance captured from 0.10 / 0.40 to 0.45 / 0.75
-       (measured with half of the budget on the directions);
+    2. the mean (:mod:`skdp.decomposition._centring`): a count (discrete Laplace,
+       sensitivity 1) and the sums ``T_j = sum_i (x_ij - c_j) / h_j`` of the rows
+       clipped to the box (midpoints ``c_j``, half-ranges ``h_j``): one row moves
+       ``T`` by at most ``d`` in L1. ``mean_`` soft-thresholds the noisy offset from
+       ``c`` at twice its Laplace scale ``d h_j / (epsilon_mean n~)``
+       (post-processing): centring on a noisy mean adds a spurious direction ``n (mu
+       - mean_)(mu - mean_)^T`` to the scatter, and an offset the noise could explain
+       is dropped;
     3. with ``data_norm=None``, the quantile scan of the norms ``||x_i - mean_||``
        (``mean_`` is public by then; one row moves each rank query by one);
     4. with ``z_i`` the centred row clipped to norm ``R = data_norm_`` and divided by
-       ``R`` (``||z_i|| <= 1``) and ``C = sum_i z_i z_i^T``: adding ``z`` turns ``C``
-       into ``C + z z^T``, which raises every eigenvalue (Weyl/interlacing) by a total
-       of ``tr(z z^T) = ||z||^2 <= 1``, so the eigenvalue vector has **L1
-       sensitivity 1**: :func:`~skdp.mechanisms.laplace` at ``epsilon_eigenvalues``
-       (diffprivlib uses 2, the substitution value);
-    5. ``n_components_`` draws, ``epsilon_eigenvectors / n_components_`` each: with
-       ``P`` an orthonormal basis of the complement of the released directions
-       (public), ``v`` has density ``~ exp(epsilon_i v^T P^T C P v)`` on the sphere
-       (:func:`skdp.mechanisms._bingham.sphere_exponential`). Adding ``z`` moves the
-       score ``v^T P^T C P v`` by ``(v^T P^T z)^2`` in ``[0, 1]``: sensitivity 1, and
-       the same sign for every ``v`` (monotone), so the exponent ``epsilon_i`` (not
-       ``epsilon_i / 2``) is ``epsilon_i``-DP. The ``epsilon_i / 4`` of diffprivlib
-       and OpenDP is the substitution value with the general (non-monotone) factor 2. With
-       ``n_components == n_features`` the last direction spans the complement of
-       the others (a line): it is post-processing, drawn at no cost, and the
-       others share ``epsilon_eigenvectors`` (one feature: no draw at all, the
-       eigenvalues take the whole spectral budget).
+       ``R`` (``||z_i|| <= 1``) and ``C = sum_i z_i z_i^T``, adding ``z`` adds ``z
+       z^T`` to ``C``. ``"covariance"``: the ``d (d + 1) / 2`` entries of the upper
+       triangle move by ``sum_j z_j^2 + sum_{i<j} |z_i z_j| = (||z||_1^2 +
+       ||z||_2^2) / 2 <= (d + 1) / 2`` in L1 (``||z||_1 <= sqrt(d)``; attained at
+       ``|z_j| = 1 / sqrt(d)``): one :func:`~skdp.mechanisms.laplace` release at that
+       sensitivity (exact lattice noise); the eigendecomposition is post-processing.
+       ``"sampler"``: every eigenvalue rises (interlacing) by a total of ``||z||^2 <=
+       1``: the eigenvalue vector has L1 sensitivity 1 (diffprivlib uses 2, the
+       substitution value); then ``n_components_`` draws, ``epsilon_eigenvectors /
+       n_components_`` each, ``v ~ exp(epsilon_i v^T P^T C P v)`` on the sphere
+       (:func:`skdp.mechanisms._bingham.sphere_exponential`, ``P`` a basis of the
+       complement of the released directions): adding ``z`` moves the score by
+       ``(v^T P^T z)^2`` in ``[0, 1]``, the same sign for every ``v`` (monotone), so
+       the exponent ``epsilon_i`` is ``epsilon_i``-DP (the ``epsilon_i / 4`` of
+       diffprivlib and OpenDP is the substitution value with the general factor 2).
+       With ``n_components == n_features`` the last direction is the complement of
+       the others, free (one feature: no draw, the eigenvalues take it all).
+
+    **Which release** (``"auto"``): the covariance's noise has spectral norm of order
+    ``d^1.5 / epsilon_s``, so its squared angle error on a gap ``g`` of ``C`` is of
+    order ``d^3 / (epsilon_s g)^2``; the sampler's, at ``epsilon_s / k`` a draw, is of
+    order ``k d / (epsilon_s g)``. With ``g ~ n / d`` for a spread spectrum the
+    covariance wins when ``n epsilon_s`` exceeds a multiple of ``d^3 / k``. Measured
+    (variance captured by ``k`` components, 4 seeds, spiked Gaussian data, ``d`` 10 /
+    20 / 40, ``k`` 2 / 5, ``n`` 10^3 / 10^4, ``epsilon`` 0.5 / 2), the crossover of ``n
+    epsilon_s k / d^3`` lies between 0.3 and 1.2; on Wine (``d = 13``) between 0.5 and
+    1 for ``k = 2`` and 0.4 and 1 for ``k = 4``: the rule takes 1. On Iris (``d = 4``)
+    it releases the covariance from epsilon 0.5 (held-out variance captured by 2
+    components at epsilon 1: 0.81 sampled, 0.88 released).
 
     **Budget split** (public constants, ``epsilon_split_``): of what the private
-    public inputs leave, 5% to the count, 15% to the sums, 10% to the eigenvalues
-    and 70% to the directions, evenly over the draws. The project's spec (B5)
-    suggested a quarter each to the mean and the eigenvalues and half to the
-    directions; the eigenvalues only feed ``explained_variance_``, and moving their
-    budget to the directions raised the held-out variance captured by the first two
-    (mean of 20 seeds, standardised data, ``bounds=(-3, 3)``, ``data_norm=1.5
-    sqrt(d)``) on Iris at epsilon 0.5 / 1 / 2 from 0.70 / 0.81 / 0.87 to 0.75 /
-    0.82 / 0.89, worst seed 0.45 / 0.41 / 0.72 to 0.51 / 0.63 / 0.75, and on Wine at
-    epsilon 5 from 0.30 to 0.34 (Adult: unchanged, 0.37), at the price of noisier
-    ``explained_variance_ratio_`` (its first value's spread over seeds on Iris at
-    epsilon 1: 0.09 to 0.14).
+    public inputs leave, 2.5% to the count and 7.5% to the sums (with the
+    covariance, 10% rather than 20% raised the held-out variance captured on Wine at
+    every epsilon, at 5 from 0.39 to 0.42, and on Iris at 0.1 to 1), the rest to the
+    spectrum: all of it to the covariance, or 1 : 7 between the eigenvalues and the
+    directions (evenly over the draws; the eigenvalues only feed
+    ``explained_variance_``, and this split raised the sampled variance captured on
+    Iris at epsilon 0.5 / 1 / 2 from 0.70 / 0.81 / 0.87 with the spec's 1 : 2).
 
-    **What was checked**: the sensitivities above (derived here; the numerical 2-D
-    loss of ``exp((epsilon / 4) u^T C u)`` under an added unit row peaks at
-    ``epsilon / 4``, spec B5), and the Bingham sampler's acceptance rule against
-    Kent, Ganeiber and Mardia (2018): accept with ``exp(-x^T B x) (x^T Omega
-    x)^(q/2) / M`` (diffprivlib 0.6.6 and OpenDP divide by ``(x^T Omega x)^(q/2)``
-    and sample another distribution); its moments are tested against exact
-    quadratures in 2 and 3 dimensions. Differences from diffprivlib 0.6.6's ``PCA``
-    (read, not copied): it subtracts its mean from the caller's array in place,
-    calibrates the mean to the exact ``n``, releases the exact ``n_samples_`` and
-    divides variances by it, spends half of ``epsilon`` on that mean and splits the
-    other half evenly over the
-    eigenvalues (sensitivity 2) and the ``k`` directions (exponent ``epsilon_i / 4``),
-    and samples with the wrong acceptance rule from numpy's default
-    generator. The sampler here is exact in real arithmetic but runs in floating
-    point: an idealised continuous mechanism (no floating-point attack analysis).
+    **What was checked**: the sensitivities above (derived here; a test checks the
+    covariance bound and its attainment; the numerical 2-D loss of ``exp((epsilon /
+    4) u^T C u)`` under an added unit row peaks at ``epsilon / 4``, spec B5), and the
+    Bingham sampler's acceptance rule against Kent, Ganeiber and Mardia (2018):
+    accept with ``exp(-x^T B x) (x^T Omega x)^(q/2) / M`` (diffprivlib 0.6.6 and
+    OpenDP divide by ``(x^T Omega x)^(q/2)`` and sample another distribution); its
+    moments are tested against exact quadratures in 2 and 3 dimensions. Differences
+    from diffprivlib 0.6.6's ``PCA`` (read, not copied): it subtracts its mean from
+    the caller's array in place, calibrates the mean to the exact ``n``, releases
+    the exact ``n_samples_``, spends half of ``epsilon`` on that mean and splits the
+    other half evenly over the eigenvalues (sensitivity 2) and the ``k`` directions
+    (exponent ``epsilon_i / 4``), and samples with the wrong acceptance rule from
+    numpy's default generator. The sampler is exact in real arithmetic but runs in
+    floating point: an idealised continuous mechanism (no floating-point attack
+    analysis); the covariance release is on a lattice.
 
     References
     ----------
+    C. Dwork, K. Talwar, A. Thakurta and L. Zhang, "Analyze Gauss: optimal bounds for
+    privacy-preserving principal component analysis", STOC 2014.
+
     K. Amin, T. Dick, A. Kulesza, A. Munoz Medina and S. Vassilvitskii,
     "Differentially private covariance estimation", NeurIPS 2019.
 
@@ -202,13 +222,13 @@ class PCA(
     >>> from sklearn.preprocessing import scale
     >>> from skdp.decomposition import PCA
     >>> X = scale(load_wine().data)
-    >>> pca = PCA(n_components=2, epsilon=5.0, bounds=(-4, 4), data_norm=5.0, random_state=0)
+    >>> pca = PCA(n_components=3, epsilon=5.0, bounds=(-4, 4), data_norm=5.0, random_state=0)
     >>> pca.fit_transform(X).shape
-    (178, 2)
-    >>> pca.privacy_spent_.epsilon, pca.epsilon_split_["eigenvectors"]
-    (5.0, 3.5)
+    (178, 3)
+    >>> pca.privacy_spent_.epsilon, pca.method_, pca.epsilon_split_["covariance"]
+    (5.0, 'covariance', 4.5)
     >>> pca.get_feature_names_out().tolist()
-    ['pca0', 'pca1']
+    ['pca0', 'pca1', 'pca2']
     """
 
     _parameter_constraints = {
@@ -216,16 +236,25 @@ class PCA(
         "epsilon": EPSILON_CONSTRAINT,
         "bounds": [None, tuple, list, dict, np.ndarray],
         "data_norm": [None, Interval(Real, 0, MAX_DATA_NORM, closed="neither")],
+        "method": [StrOptions({"auto", "covariance", "sampler"})],
         "random_state": RANDOM_STATE_CONSTRAINT,
     }
 
     def __init__(
-        self, n_components=None, *, epsilon=1.0, bounds=None, data_norm=None, random_state=None
+        self,
+        n_components=None,
+        *,
+        epsilon=1.0,
+        bounds=None,
+        data_norm=None,
+        method="auto",
+        random_state=None,
     ):
         self.n_components = n_components
         self.epsilon = epsilon
         self.bounds = bounds
         self.data_norm = data_norm
+        self.method = method
         self.random_state = random_state
 
     def __sklearn_tags__(self):
@@ -276,20 +305,17 @@ class PCA(
             split = {key: found.epsilon_split[key] for key in ("n_samples", "bounds")}
             split.update({key: share * found.remaining for key, share in MEAN_SPLIT.items()})
             lower, upper = found.bounds if declared is None else declared
-            stats = centred_sums(
+            centring = private_centring(
                 X, lower, upper, epsilon_count=split["count"], epsilon_sums=split["mean"],
                 stacklevel=4, random_state=rng,
             )  # fmt: skip
-            mean, n_noisy = _shrunk_mean(stats, split["mean"]), int(stats.n[0])
-            centred = np.clip(X, lower, upper) - mean
-            split["data_norm"], norm = self._row_norm(centred, n_noisy, epsilon, rng)
+            squared = row_norms_squared(centring.centred)
+            split["data_norm"], norm = self._row_norm(squared, centring.n, epsilon, rng)
+            scatter = clipped_scatter(centring.centred, squared, norm, stacklevel=3)
             left = epsilon - math.fsum(split.values())
-            split.update(spectrum_split(left, n_draws(k, d)))
-            Z = clip_rows_to_norm(centred, norm) / norm
-            eigenvalues, components = release_spectrum(
-                Z, k, epsilon_eigenvalues=split["eigenvalues"],
-                epsilon_eigenvectors=split["eigenvectors"], random_state=rng,
-            )  # fmt: skip
+            self.method_ = self._resolve_method(d, k, centring.n, left)
+            eigenvalues, components = self._release(scatter, k, left, split, rng)
+        n_noisy, mean = centring.n, centring.mean
         self._set_release(components, eigenvalues, norm, n_noisy)
         self.mean_ = mean
         self.bounds_ = (np.asarray(lower, dtype=float), np.asarray(upper, dtype=float))
@@ -298,13 +324,30 @@ class PCA(
         self.privacy_spent_ = ledger.total
         return self
 
-    def _row_norm(self, centred, n_noisy, epsilon, rng):
+    def _resolve_method(self, d, k, n_noisy, epsilon):
+        """``method``, or for ``"auto"`` the rule on public values (Notes)."""
+        if self.method != "auto":
+            return self.method
+        return "covariance" if n_noisy * epsilon * k >= COVARIANCE_RULE * d**3 else "sampler"
+
+    def _release(self, scatter, k, epsilon, split, rng):
+        """Spend ``epsilon`` on the spectrum by ``method_``; record it in ``split``."""
+        if self.method_ == "covariance":
+            split.update(eigenvalues=0.0, eigenvectors=0.0, covariance=epsilon)
+            return release_covariance(scatter, k, epsilon=epsilon, random_state=rng)
+        split.update(spectrum_split(epsilon, n_draws(k, scatter.shape[0])), covariance=0.0)
+        return release_spectrum(
+            scatter, k, epsilon_eigenvalues=split["eigenvalues"],
+            epsilon_eigenvectors=split["eigenvectors"], random_state=rng,
+        )  # fmt: skip
+
+    def _row_norm(self, squared_norms, n_noisy, epsilon, rng):
         """``(epsilon spent, R)``: ``data_norm`` as declared, or the private quantile."""
         if self.data_norm is not None:
             return 0.0, float(self.data_norm)
         spend = norm_share(n_noisy, epsilon) * epsilon
         q = margin_quantile(NORM_QUANTILE, n_noisy, spend)
-        norms = np.linalg.norm(centred, axis=1)
+        norms = np.sqrt(squared_norms)
         return spend, max(
             float(scan_quantile(norms, q, epsilon=spend, random_state=rng)), _MIN_NORM
         )
@@ -355,11 +398,3 @@ class PCA(
         check_is_fitted(self)
         X = np.asarray(X, dtype=np.float64)
         return X @ self.components_ + self.mean_
-
-
-def _shrunk_mean(stats, epsilon_sums):
-    """``c + soft(mean~ - c, SHRINK b)`` with ``b = d h / (epsilon_sums n~)`` per feature."""
-    d = stats.centre.size
-    scale = d * stats.half / (epsilon_sums * stats.n[0])
-    offset = stats.mean[0] - stats.centre
-    return stats.centre + np.sign(offset) * np.maximum(np.abs(offset) - SHRINK * scale, 0.0)

@@ -1,6 +1,7 @@
 """skdp.decomposition.PCA: the release, its budget, its interface."""
 
 import math
+import tracemalloc
 import warnings
 
 import numpy as np
@@ -14,6 +15,7 @@ from sklearn.preprocessing import scale
 
 from skdp.accounting import PrivacyLedger, privacy_spent
 from skdp.decomposition import PCA
+from skdp.decomposition._spectrum import covariance_sensitivity
 from skdp.exceptions import ClippingWarning
 from skdp.linear_model import ObjectivePerturbationLogistic
 
@@ -29,13 +31,17 @@ def _quiet_clipping():
         yield
 
 
-@pytest.mark.parametrize("params", [DECLARED, {}, {"bounds": (-4.0, 4.0)}])
+@pytest.mark.parametrize("params", [DECLARED, {}, {"bounds": (-4.0, 4.0), "method": "covariance"}])
 def test_budget_is_spent_exactly_and_recorded(params):
     pca = PCA(3, epsilon=0.8, random_state=0, **params).fit(X_WINE)
     assert pca.privacy_spent_.epsilon == pytest.approx(0.8, rel=1e-12)
     assert math.fsum(pca.epsilon_split_.values()) == pytest.approx(0.8, rel=1e-12)
     split = pca.epsilon_split_
-    assert split["eigenvectors"] == pytest.approx(7 * split["eigenvalues"])
+    if pca.method_ == "sampler":  # 13 features, 178 rows, epsilon 0.8: the rule samples
+        assert split["eigenvectors"] == pytest.approx(7 * split["eigenvalues"])
+        assert split["covariance"] == 0.0
+    else:
+        assert split["eigenvectors"] == split["eigenvalues"] == 0.0 < split["covariance"]
     assert (split["data_norm"] > 0) == ("data_norm" not in params)
     assert (split["bounds"] > 0) == ("bounds" not in params)
 
@@ -124,11 +130,61 @@ def test_a_mean_within_its_noise_is_the_box_midpoint():
 
 def test_the_last_of_all_directions_costs_nothing():
     with PrivacyLedger() as ledger:
-        pca = PCA(epsilon=1.0, random_state=0, **DECLARED).fit(X_WINE[:, :3])
+        pca = PCA(epsilon=1.0, method="sampler", random_state=0, **DECLARED).fit(X_WINE[:, :3])
     draws = [e for e in ledger.entries if e.mechanism == "sphere_exponential"]
     assert len(draws) == 2 and pca.components_.shape == (3, 3)
     assert sum(e.epsilon for e in draws) == pytest.approx(pca.epsilon_split_["eigenvectors"])
     assert np.allclose(pca.components_ @ pca.components_.T, np.eye(3), atol=1e-10)
-    one = PCA(epsilon=1.0, random_state=0, **DECLARED).fit(X_WINE[:, :1])
+    one = PCA(epsilon=1.0, method="sampler", random_state=0, **DECLARED).fit(X_WINE[:, :1])
     assert one.components_.tolist() == [[1.0]] and one.epsilon_split_["eigenvectors"] == 0.0
     assert one.privacy_spent_.epsilon == pytest.approx(1.0)
+
+
+def test_covariance_sensitivity_is_the_worst_added_row():
+    """An added row of norm <= 1 moves the upper triangle of Z^T Z by at most (d + 1) / 2
+    in L1, and |z_j| = 1 / sqrt(d) attains it."""
+    rng = np.random.default_rng(0)
+    for d in (1, 2, 5):
+        upper = np.triu_indices(d)
+        Z = rng.normal(size=(500, d))
+        Z /= np.linalg.norm(Z, axis=1, keepdims=True)
+        moves = [np.abs(np.outer(z, z)[upper]).sum() for z in Z]
+        assert max(moves) <= covariance_sensitivity(d) + 1e-12
+        z = np.full(d, 1 / np.sqrt(d))
+        assert np.abs(np.outer(z, z)[upper]).sum() == pytest.approx(covariance_sensitivity(d))
+
+
+@pytest.mark.parametrize(
+    ("n_rows", "n_features", "k", "expected"),
+    [(2000, 10, 2, "covariance"), (100, 13, 4, "sampler"), (2000, 13, 4, "covariance")],
+)
+def test_auto_picks_the_release_by_public_values(n_rows, n_features, k, expected):
+    """k n~ epsilon_spectrum >= d^3: the covariance; else the sampler."""
+    X = np.random.default_rng(0).normal(size=(n_rows, n_features))
+    pca = PCA(k, epsilon=1.0, bounds=(-4.0, 4.0), data_norm=6.0, random_state=0).fit(X)
+    assert pca.method_ == expected
+    forced = PCA(k, epsilon=1.0, method="sampler", random_state=0, **DECLARED).fit(X)
+    assert forced.method_ == "sampler" and forced.epsilon_split_["covariance"] == 0.0
+
+
+def test_the_fit_copies_x_at_most_once():
+    """Peak memory of a fit: one centred copy of X (it was five)."""
+    X = np.random.default_rng(0).uniform(-1.0, 1.0, size=(50_000, 10))
+    tracemalloc.start()
+    try:
+        PCA(2, epsilon=1.0, bounds=(-1.0, 1.0), data_norm=3.0, random_state=0).fit(X)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 1.5 * X.nbytes
+
+
+def test_clipping_is_reported():
+    X = X_WINE.copy()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        PCA(2, epsilon=1.0, bounds=(-1.0, 1.0), data_norm=1.0, random_state=0).fit(X)
+    messages = [str(w.message) for w in caught if w.category is ClippingWarning]
+    assert any("values" in m or "clipped" in m for m in messages)
+    assert any("L2 norm above 1" in m for m in messages)
+    assert np.array_equal(X, X_WINE)
