@@ -268,17 +268,39 @@ def _shorter_step(t, value, slope, new_value):
     return min(max(-slope * t * t / (2 * curvature), t / 10), t / 2)
 
 
-def unit_ball_design(X, norm, *, fit_intercept):
+def unit_ball_design(X, norm, *, fit_intercept, overwrite=False):
     """The rows clipped to ``norm`` (with a ClippingWarning), scaled into the unit ball.
 
     With an intercept the constant column ``t norm`` (``t =`` :data:`INTERCEPT_SHARE`) is
     appended before scaling by ``1 / (norm sqrt(1 + t^2))``, so ``||x~|| <= 1``; without,
-    the scale is ``1 / norm``.
+    the scale is ``1 / norm``. ``overwrite=True`` says ``X`` is the fit's own copy (the
+    columns mapped by public or private bounds): long rows are then scaled down in
+    place, to the same values, instead of in a second copy of the data.
     """
     # clip_rows_to_norm copies X: only call it when needed (an ulp off is in the margin)
     if np.any(np.einsum("ij,ij->i", X, X) > norm**2):
-        X = clip_rows_to_norm(X, norm)
+        if overwrite:
+            _clip_rows_in_place(X, norm)
+        else:
+            X = clip_rows_to_norm(X, norm)
     return scaled_design(X, norm, fit_intercept=fit_intercept)
+
+
+def _warn_clipped_rows(n_clipped, n, norm, stacklevel):
+    warnings.warn(
+        f"{n_clipped} of {n} rows of X had an L2 norm above {norm:g} and were scaled down to it.",
+        ClippingWarning,
+        stacklevel=stacklevel + 1,
+    )
+
+
+def _clip_rows_in_place(X, norm):
+    """:func:`~skdp.utils.validation.clip_rows_to_norm` on ``X`` itself: same values."""
+    norms = np.linalg.norm(X, axis=1)
+    too_long = norms > norm
+    if too_long.any():
+        _warn_clipped_rows(int(too_long.sum()), X.shape[0], norm, stacklevel=2)
+        X[too_long] *= (norm / norms[too_long])[:, np.newaxis]
 
 
 def _clip_block(X, norm):
@@ -336,11 +358,6 @@ def persist_design(X, codes, *, norm=None, fit_intercept=True, features=None, st
     rows, flags, codes = dask.persist(rows, flags, codes)
     n_clipped, n = (int(v) for v in sum_blocks(_tally, flags, codes))
     if n_clipped:
-        warnings.warn(
-            f"{n_clipped} of {n} rows of X had an L2 norm above {norm:g} and were scaled "
-            "down to it.",
-            ClippingWarning,
-            stacklevel=stacklevel,
-        )
+        _warn_clipped_rows(n_clipped, n, norm, stacklevel=stacklevel)
     # without norm: features of norm 1, as PrivateSVM's random Fourier features
     return scaled_design(rows, 1.0 if norm is None else norm, fit_intercept=fit_intercept), codes

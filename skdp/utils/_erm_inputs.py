@@ -280,4 +280,8 @@ def norm_bounded_design(
             stacklevel=stacklevel + 1,
         )
         return design, codes, inputs
-    return unit_ball_design(inputs.X, inputs.data_norm, fit_intercept=fit_intercept), codes, inputs
+    own = inputs.scaling is not None  # then inputs.X is the fit's own copy: clipped in place
+    design = unit_ball_design(
+        inputs.X, inputs.data_norm, fit_intercept=fit_intercept, overwrite=own
+    )
+    return design, codes, inputs
