@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from skdp.tree import _diffgen, _lookahead, _maxgddp
+from skdp.tree._random_cuts import free_depth
 
 # n_levels="auto": h = clip(floor(log2(n_low * eps_counts / (AUTO_RECORDS * K))), 1, AUTO_MAX)
 AUTO_RECORDS = 4.0
@@ -26,11 +27,11 @@ LEVEL_RECORDS = 15.0
 # below this n_est * epsilon no selection beats chance: a tree of public cuts, all the
 # budget on its leaf labels (skdp.tree._random_cuts)
 FREE_BELOW = 25.0
-# the depth of that tree: on Iris at epsilon 0.1 (60 seeds) 3 levels score 0.616, 2 levels
-# 0.607, a depth from n~ 0.573 (n~ is pure noise there: its scale is 20 / epsilon)
-# With thresholds drawn from the middle half of each interval (1000 seeds): 2 levels
-# 0.615, 3 levels 0.637, 4 levels 0.627
-FREE_DEPTH = 3
+# The depth of that tree (skdp.tree._random_cuts.free_depth). Binary cuts: on Iris at
+# epsilon 0.1 (60 seeds) 3 levels score 0.616, 2 levels 0.607, a depth from n~ 0.573
+# (n~ is pure noise there: its scale is 20 / epsilon). With thresholds drawn from the
+# middle half of each interval (1000 seeds): 2 levels 0.615, 3 levels 0.637, 4 levels
+# 0.627. Three or more classes take cuts into three pieces, 2 levels deep.
 # The tree's noisy count takes COUNT_SHARE_TREE of epsilon, twice the 5% of the other
 # estimators: the count decides between the selected regime and the public tree, and at
 # 5% (noise scale 20 / epsilon records) 11% of Iris fits at epsilon 0.1 went to the
@@ -102,8 +103,9 @@ def plan(n_levels, n_noisy, epsilon_count, remaining, leaf_budget, n_classes):
     * ``n_est * remaining < FREE_BELOW``: no selection can tell splits apart (a split
       worth making moves a fraction of ``n_est`` records, less than the selection
       noise), so the tree is grown on public cuts near the middles, node by node, at
-      random (:mod:`skdp.tree._random_cuts`, ``FREE_DEPTH`` = 3 levels, at most an int
-      ``n_levels``) and all of ``remaining`` goes to its leaf labels;
+      random (:mod:`skdp.tree._random_cuts`: 3 levels of binary cuts, or 2 levels of
+      three-piece cuts for ``K >= 3`` classes, at most an int ``n_levels``) and all of
+      ``remaining`` goes to its leaf labels;
     * otherwise ``min(cap, max(K - 1, floor(n_est * S / LEVEL_RECORDS)))`` selected
       levels on ``S``: each keeps about ``LEVEL_RECORDS / n_est`` epsilon, and never
       fewer than the ``K - 1`` cuts that ``K`` classes need to be told apart (``n~``
@@ -135,7 +137,7 @@ def plan(n_levels, n_noisy, epsilon_count, remaining, leaf_budget, n_classes):
 
     >>> from skdp.tree._budget import plan
     >>> plan(5, 100, 0.01, 0.09, 0.3, 3)
-    Plan(n_levels=3, selection=0.0, free=True, n_est=1.0)
+    Plan(n_levels=2, selection=0.0, free=True, n_est=1.0)
     >>> plan(5, 105, 0.1, 0.9, 0.3, 3).n_levels
     3
     """
@@ -149,7 +151,8 @@ def plan(n_levels, n_noisy, epsilon_count, remaining, leaf_budget, n_classes):
     else:
         cap = int(n_levels)
     if n_est * remaining < FREE_BELOW:
-        depth = FREE_DEPTH if n_levels == "auto" else min(cap, FREE_DEPTH)
+        depth = free_depth(n_classes)
+        depth = depth if n_levels == "auto" else min(cap, depth)
         return Plan(depth, 0.0, True, n_est)
     levels = max(floor, math.floor(n_est * selection / LEVEL_RECORDS))
     return Plan(min(cap, levels), selection, False, n_est)

@@ -2,16 +2,20 @@
 
 When the budget is too small for any selection to tell splits apart
 (:func:`skdp.tree._budget.plan`), the tree reads no record to choose its splits. Every
-node cuts its own box near a public middle: a column not yet cut on the node's path is
-drawn at random (any cuttable column once all are used), and its concept is split at a
-candidate drawn uniformly from the middle half of its candidates (numeric columns with
-declared bounds, category orders) or into its taxonomy children. This is the random
+node cuts its own box near public points: a column not yet cut on the node's path is
+drawn at random (any cuttable column once all are used), and its concept is split into
+``pieces`` (:func:`pieces`: 2, or 3 for three or more classes) at candidates drawn
+uniformly near the ``j / pieces`` points of its candidates (numeric columns with
+declared bounds, category orders), or into its taxonomy children. This is the random
 decision tree of Fletcher and Islam (2019), as diffprivlib's random tree builds it,
-with two changes: thresholds in the middle half of the node's interval instead of
-anywhere in it (a level is never spent on a cut near an interval's end), and no column
-repeated on a path until every column is cut. On Iris at epsilon 0.1 this regime
-scores 0.625 over 200 seeds (0.637 over 1000), against 0.619 (0.622) for diffprivlib's
-tree; cutting at the exact middle scored 0.594 (0.600): see ``MIDDLE_SHARE``.
+with three changes: thresholds near the public ``j / pieces`` points of the node's
+interval instead of anywhere in it (a level is never spent on a cut near an interval's
+end), no column repeated on a path until every column is cut, and ``K``-class data
+cut into three pieces per node (two levels, 9 leaves, instead of three binary levels,
+8 leaves): a column that orders three classes separates them in one node, where a
+binary path needs two cuts on that column. On Iris at epsilon 0.1 (1000 seeds) the
+binary tree scored 0.637 and the three-piece tree 0.676 (diffprivlib's tree 0.622);
+cutting at the exact middle scored 0.600: see ``MIDDLE_SHARE``.
 
 Each leaf then releases one class: permute-and-flip (McKenna and Sheldon, NeurIPS 2020)
 over its class counts. Neighbouring relation: add or remove one record. That changes one
@@ -26,6 +30,8 @@ make one common refinement: the column's ``cut`` after the fit, which ``transfor
 ``generalize`` report as in the selected regime.
 """
 
+import math
+
 import numpy as np
 import pandas as pd
 
@@ -34,27 +40,50 @@ from skdp.mechanisms import permute_and_flip
 from skdp.tree._counting import position_maps
 from skdp.utils._stats import sum_blocks
 
-# A node cuts at a candidate drawn uniformly from the middle half of its interval's
-# candidates, not at the exact middle. Public midpoints are round numbers, and rows
-# recorded to a resolution (Iris to 0.1 cm) sit exactly on them: with half-open
+# A node cuts at candidates drawn uniformly near the public j / pieces points of its
+# interval's candidates, not at those exact points. Public midpoints are round numbers,
+# and rows recorded to a resolution (Iris to 0.1 cm) sit exactly on them: with half-open
 # intervals every such row goes right, whatever its class. Drawn cuts avoid that
 # systematic alignment and still never fall near an interval's end (uniform over the
-# whole interval, diffprivlib's rule, wastes levels there). 200 seeds at epsilon 0.1
-# (1000 for Iris), exact middle -> middle half: Iris 0.600 -> 0.637 (diffprivlib
-# 0.622), Wine 0.412 -> 0.456, Breast cancer at epsilon 0.05 0.637 -> 0.673 (Wine and
-# Breast cancer on a public box of [0, 1.5 x the documented maximum]); Iris at
-# epsilon 0.5 and 1 (mostly the selected regime) 0.850 -> 0.853 and 0.901 -> 0.901.
+# whole interval, diffprivlib's rule, wastes levels there). Each cut is drawn among the
+# candidates within MIDDLE_SHARE / (2 (pieces - 1)) of the interval around its point:
+# the middle half for a binary cut. 200 seeds at epsilon 0.1 (1000 for Iris), exact
+# middle -> middle half (binary cuts): Iris 0.600 -> 0.637 (diffprivlib 0.622), Wine
+# 0.412 -> 0.456, Breast cancer at epsilon 0.05 0.637 -> 0.673 (Wine and Breast cancer
+# on a public box of [0, 1.5 x the documented maximum]); Iris at epsilon 0.5 and 1
+# (mostly the selected regime) 0.850 -> 0.853 and 0.901 -> 0.901.
 MIDDLE_SHARE = 0.5
+# The most pieces a node cuts a column into, and the leaves the tree aims at: K classes
+# (K >= 3) take three-piece cuts two levels deep (9 leaves), two classes binary cuts
+# three levels deep (8 leaves). Simulated on Iris at epsilon 0.09 (600 seeds): binary,
+# 3 levels 0.639; three pieces, 2 levels 0.676 (1 level 0.637, 3 levels 0.638); four
+# pieces, 2 levels 0.623. Wine (13 columns, 3 classes) 0.532 -> 0.526, within noise.
+MAX_PIECES = 3
+FREE_LEAVES = 8
 
 
-def public_middle(attribute, concept, rng=None):
-    """A public split of ``concept`` near its middle, or ``False`` when it has none.
+def pieces(n_classes):
+    """The pieces a node of the public tree cuts a column into: ``min(max(K, 2), 3)``."""
+    return min(max(int(n_classes), 2), MAX_PIECES)
 
-    ``None`` for a categorical concept (its taxonomy children); for an interval of
-    declared bounds or of a category order, a candidate point drawn uniformly from the
-    middle ``MIDDLE_SHARE`` of its candidates (the middle one itself without ``rng``,
-    or when that share holds a single candidate); ``False`` for an interval of the
-    scale-free grid (no public middle) or a concept that cannot split.
+
+def free_depth(n_classes):
+    """The depth of the public tree: about ``FREE_LEAVES`` leaves (3 binary levels, or 2
+    levels of three pieces), a function of the public number of classes only."""
+    return max(1, round(math.log(FREE_LEAVES) / math.log(pieces(n_classes))))
+
+
+def public_cuts(attribute, concept, n_pieces=2, rng=None):
+    """Public split points of ``concept`` near its ``j / n_pieces`` points, ``None`` for
+    a taxonomy concept (its children), or ``False`` when it has none.
+
+    For an interval of declared bounds or of a category order with ``m`` candidates,
+    cut ``j`` is the candidate of index ``ceil(j (m + 1) / n_pieces - 1.5)`` (the middle
+    one for ``n_pieces=2``), moved by an offset drawn uniformly in
+    ``[-h, h]``, ``h = floor(m MIDDLE_SHARE / (2 (n_pieces - 1)))`` when ``rng`` is
+    given; the result is a sorted tuple of distinct points (fewer pieces when ``m`` is
+    small). ``False`` for an interval of the scale-free grid (no public middle) or a
+    concept that cannot split.
     """
     if not attribute.can_specialize(concept):
         return False
@@ -63,11 +92,30 @@ def public_middle(attribute, concept, rng=None):
     if attribute.kind == "numeric" and attribute.scale_free:
         return False
     points = attribute.split_points(concept)
-    middle = (points.size - 1) // 2
-    half = int(points.size * MIDDLE_SHARE / 2) if rng is not None else 0
-    if half:
-        middle += int(rng.integers(-half, half + 1))
-    return float(points[middle])
+    m = points.size
+    half = int(m * MIDDLE_SHARE / (2 * (n_pieces - 1))) if rng is not None else 0
+    chosen = []
+    for j in range(1, n_pieces):
+        at = math.ceil(j * (m + 1) / n_pieces - 1.5)
+        if half:
+            at += int(rng.integers(-half, half + 1))
+        chosen.append(min(max(at, 0), m - 1))
+    return tuple(float(p) for p in points[np.unique(chosen)])
+
+
+def _specialize(attribute, concept, split):
+    """Cut ``concept`` at every point of ``split`` (its children for a taxonomy)."""
+    if split is None:
+        return list(attribute.specialize(concept, None))
+    kids, rest = [], concept
+    for point in split:
+        low, rest = attribute.specialize(rest, point)
+        kids.append(low)
+    return [*kids, rest]
+
+
+def _fanout(attribute, concept, split):
+    return attribute.fanout(concept, None) if split is None else len(split) + 1
 
 
 class RandomCuts:
@@ -106,13 +154,16 @@ class RandomCuts:
 def grow_random(attributes, depth, n_classes, max_cells, rng):
     """Build the public cuts on ``attributes`` (their cuts become the common refinement).
 
-    A node stops at ``depth``, when no column can be cut, or when its split would take
-    the leaves x classes past ``max_cells``. Reads no record.
+    Each node cuts one column into :func:`pieces` ``(n_classes)`` pieces (its taxonomy
+    children for a taxonomy column). A node stops at ``depth``, when no column can be
+    cut, or when its split would take the leaves x classes past ``max_cells``. Reads no
+    record.
 
     Returns
     -------
     RandomCuts
     """
+    n_pieces = pieces(n_classes)
     feature, concept, split, children, boxes = [], [], [], [], []
     pending = [(tuple(0 for _ in attributes), frozenset(), 0)]
     made = {}  # (column, concept) -> (split, children), shared by every node cutting it
@@ -125,7 +176,7 @@ def grow_random(attributes, depth, n_classes, max_cells, rng):
         if level >= depth:
             continue
         options = [a for a, attribute in enumerate(attributes)
-                   if public_middle(attribute, box[a]) is not False]  # fmt: skip
+                   if public_cuts(attribute, box[a]) is not False]  # fmt: skip
         fresh = [a for a in options if a not in used]
         options = fresh or options
         if not options:
@@ -135,15 +186,16 @@ def grow_random(attributes, depth, n_classes, max_cells, rng):
         if (a, box[a]) in made:
             s = made[a, box[a]][0]
         else:
-            s = public_middle(attributes[a], box[a], rng)
-        fanout = attributes[a].fanout(box[a], s)
+            s = public_cuts(attributes[a], box[a], n_pieces, rng)
+        fanout = _fanout(attributes[a], box[a], s)
         if (n_leaves + fanout - 1) * n_classes > max_cells:
             continue
         if (a, box[a]) not in made:
-            made[a, box[a]] = (s, list(attributes[a].specialize(box[a], s)))
+            made[a, box[a]] = (s, _specialize(attributes[a], box[a], s))
         n_leaves += fanout - 1
         reached = max(reached, level + 1)
-        feature[node], concept[node], split[node] = a, box[a], s
+        feature[node], concept[node] = a, box[a]
+        split[node] = s[0] if s is not None and len(s) == 1 else (None if s is None else list(s))
         first = node + len(pending) + 1  # the queue ahead of the kids is numbered first
         for j, kid in enumerate(made[a, box[a]][1]):
             children[node].append(first + j)

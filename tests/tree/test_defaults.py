@@ -60,15 +60,17 @@ def test_auto_depth_grows_with_the_data_and_an_int_is_an_upper_bound():
     fixed = DPDecisionTree(n_levels=3, classes=[0, 1, 2], random_state=0).fit(X, y)
     assert fixed.n_levels_ == 3
     assert fixed.epsilon_split_["n_samples"] == pytest.approx(COUNT_SHARE_TREE)
-    # a budget too small for any selection: public cuts node by node, three levels,
-    # every column cut once on a path (so in the middle half of its root), all on labels
+    # a budget too small for any selection: public cuts node by node, two levels of
+    # three pieces for three classes, every column cut once on a path (so near the
+    # thirds of its root, 8/3 and 16/3), all on labels
     tiny = DPDecisionTree(
         n_levels=5, epsilon=0.1, bounds=(0.0, 8.0), classes=[0, 1, 2], random_state=0
     )
     tiny.fit(X, y)
-    assert tiny.n_levels_ == 3 and tiny.epsilon_split_["selection"] == 0.0
+    assert tiny.n_levels_ == 2 and tiny.epsilon_split_["selection"] == 0.0
     assert tiny.epsilon_split_["labels"] == pytest.approx(0.1 * (1 - COUNT_SHARE_TREE))
-    assert len(tiny.cuts_) == 7 and all(2.0 <= c["split"] <= 6.0 for c in tiny.cuts_)
+    assert len(tiny.cuts_) == 4
+    assert all(2.0 <= c["split"][0] <= 3.0 and 5.0 <= c["split"][1] <= 6.0 for c in tiny.cuts_)
 
 
 def test_selected_depth_never_drops_below_k_minus_one_cuts():
@@ -80,9 +82,13 @@ def test_selected_depth_never_drops_below_k_minus_one_cuts():
     # "auto" on Iris's 105 rows: the count rule alone gives 1, the floor 2
     assert auto_levels(105, 0.05, 0.285, 3) == 1
     assert plan("auto", 105, 0.05, 0.95, 0.3, 3).n_levels == 2
-    # below the selection threshold: the tree of public cuts, three levels at most
-    assert plan(5, 100, 0.005, 0.095, 0.3, 3) == Plan(3, 0.0, True, 1.0)
-    assert plan(2, 100, 0.005, 0.095, 0.3, 3).n_levels == 2
+    # below the selection threshold: the tree of public cuts, three binary levels for
+    # two classes, two levels of three pieces for more (an int caps either)
+    assert plan(5, 100, 0.005, 0.095, 0.3, 2) == Plan(3, 0.0, True, 1.0)
+    assert plan(5, 100, 0.005, 0.095, 0.3, 3) == Plan(2, 0.0, True, 1.0)
+    assert plan(5, 100, 0.005, 0.095, 0.3, 10) == Plan(2, 0.0, True, 1.0)
+    assert plan(2, 100, 0.005, 0.095, 0.3, 2).n_levels == 2
+    assert plan(1, 100, 0.005, 0.095, 0.3, 3).n_levels == 1
 
 
 def test_scale_free_candidates_are_public_and_refine_inside_narrow_intervals():

@@ -14,11 +14,14 @@ IRIS_BOUNDS = {0: (4.0, 8.0), 1: (2.0, 4.5), 2: (1.0, 7.0), 3: (0.0, 3.0)}
 TAXONOMY = {"colour": {"Any": [{"warm": ["red", "orange"]}, {"cold": ["blue", "green"]}]}}
 
 
-def iris_tree(**params):
+def iris_tree(two_classes=False, **params):
     X, y = load_iris(return_X_y=True)
+    if two_classes:  # versicolor and virginica: binary cuts
+        X, y = X[y > 0], y[y > 0]
     bounds = (np.array([b[0] for b in IRIS_BOUNDS.values()]),
               np.array([b[1] for b in IRIS_BOUNDS.values()]))  # fmt: skip
-    params = {"epsilon": 0.1, "bounds": bounds, "classes": [0, 1, 2], **params}
+    classes = [1, 2] if two_classes else [0, 1, 2]
+    params = {"epsilon": 0.1, "bounds": bounds, "classes": classes, **params}
     return DPDecisionTree(**params).fit(X, y), X, y
 
 
@@ -27,44 +30,66 @@ def interval(label):
     return low, high
 
 
+def points(cut):
+    return cut["split"] if isinstance(cut["split"], list) else [cut["split"]]
+
+
+def assert_near_public_points(cut):
+    """Cut j of k pieces lies within 1/8 (binary) or 1/16 (three pieces) of j / k of its
+    interval, plus the grid's rounding (1/16 of it)."""
+    low, high = interval(cut["concept"])
+    cuts = points(cut)
+    k = len(cuts) + 1
+    for j, point in enumerate(cuts, start=1):
+        slack = (high - low) * (1 / (8 * (k - 1)) + 1 / 16)
+        assert abs(point - (low + (high - low) * j / k)) <= slack + 1e-12
+    assert cuts == sorted(cuts) and len(cut["children"]) == k
+
+
 def test_a_small_budget_grows_public_cuts_and_spends_all_on_labels():
     model, X, _ = iris_tree(random_state=0)
     assert model.epsilon_split_["selection"] == 0.0
     assert model.privacy_spent_.epsilon == pytest.approx(0.1)
     assert sum(model.epsilon_split_.values()) == pytest.approx(0.1)
-    assert model.n_levels_ == 3 and len(model.cuts_) == 7
-    # every cut lies in the middle half of the interval it splits
+    # three classes: every node cuts its column into three pieces, two levels deep
+    assert model.n_levels_ == 2 and len(model.cuts_) == 4
     for cut in model.cuts_:
-        low, high = interval(cut["concept"])
-        assert low + (high - low) / 4 <= cut["split"] <= high - (high - low) / 4
+        assert len(points(cut)) == 2
+        assert_near_public_points(cut)
     # one row per leaf: the leaf's interval of each column and its released class
-    assert model.release_.shape == (8, 5) and model.release_.columns[-1] == "class"
+    assert model.release_.shape == (9, 5) and model.release_.columns[-1] == "class"
     proba = model.predict_proba(X)
     assert set(np.unique(proba)) <= {0.0, 1.0} and np.all(proba.sum(axis=1) == 1.0)
 
 
-def test_cuts_are_drawn_in_the_middle_half_not_at_the_round_middle():
-    # Iris is recorded to 0.1 cm and the middles of its bounds (6, 3.25, 4, 1.5) are
-    # recorded values: a cut there sends every row on it to one side. The cuts are
-    # drawn from the middle half of each interval's candidates instead.
+def test_two_classes_take_binary_cuts_three_levels_deep():
+    model, _, _ = iris_tree(two_classes=True, random_state=0)
+    assert model.epsilon_split_["selection"] == 0.0
+    assert model.n_levels_ == 3 and len(model.cuts_) == 7 and len(model.release_) == 8
+    for cut in model.cuts_:
+        low, high = interval(cut["concept"])
+        assert low + (high - low) / 4 <= cut["split"] <= high - (high - low) / 4
+
+
+def test_cuts_are_drawn_near_the_public_points_not_at_them():
+    # Iris is recorded to 0.1 cm and round public points of its bounds (the middles 6,
+    # 3.25, 4, 1.5; thirds such as 3 and 5 cm of [1, 7]) are recorded values: a cut there
+    # sends every row on it to one side. The cuts are drawn near those points instead.
     roots = {}
     for seed in range(12):
         model, _, _ = iris_tree(random_state=seed)
         if model.epsilon_split_["selection"] > 0:
             continue  # the noisy count took the selected regime
         root = model.cuts_[0]
-        roots.setdefault(root["feature"], set()).add(root["split"])
+        roots.setdefault(root["feature"], set()).add(tuple(points(root)))
         for cut in model.cuts_:
-            low, high = interval(cut["concept"])
-            assert low + (high - low) / 4 <= cut["split"] <= high - (high - low) / 4
+            assert_near_public_points(cut)
     assert any(len(splits) > 1 for splits in roots.values())
-    assert sum(split == (b[0] + b[1]) / 2 for f, b in IRIS_BOUNDS.items()
-               for split in roots.get(f, ())) <= 1  # fmt: skip
 
 
 def test_nodes_cutting_the_same_concept_share_its_split():
-    # two columns, two levels: both children of the root cut the other column's whole
-    # interval, and they share one drawn split (one common refinement of that column)
+    # two columns, two levels: the three children of the root cut the other column's
+    # whole interval, and they share one drawn split (one common refinement of it)
     X, y = load_iris(return_X_y=True)
     bounds = (np.array([4.0, 1.0]), np.array([8.0, 7.0]))
     shared = set()
@@ -74,11 +99,12 @@ def test_nodes_cutting_the_same_concept_share_its_split():
         ).fit(X[:, [0, 2]], y)
         if model.epsilon_split_["selection"] > 0:
             continue  # the noisy count took the selected regime
-        root, left, right = model.cuts_
-        assert left["concept"] == right["concept"] != root["concept"]
-        assert left["split"] == right["split"]
-        shared.add(left["split"])
-        assert len(model.release_) == 4
+        root, *kids = model.cuts_
+        assert len(kids) == 3 and root["concept"] not in {k["concept"] for k in kids}
+        assert len({k["concept"] for k in kids}) == 1
+        assert len({tuple(k["split"]) for k in kids}) == 1
+        shared.add(tuple(kids[0]["split"]))
+        assert len(model.release_) == 9
     assert len(shared) > 1  # drawn anew on every fit
 
 
