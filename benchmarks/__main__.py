@@ -28,6 +28,7 @@ BENCHMARKS = [
     "pca",
     "speed",
     "model_selection",
+    "parity",
 ]
 
 
