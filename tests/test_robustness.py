@@ -28,7 +28,7 @@ from skdp.linear_model import (
     ObjectivePerturbationLogistic,
 )
 from skdp.model_selection import PrivateGridSearchCV, PrivateRandomizedSearchCV
-from skdp.naive_bayes import GaussianNB
+from skdp.naive_bayes import CategoricalNB, GaussianNB
 from skdp.preprocessing import MinMaxScaler, RobustScaler, StandardScaler
 from skdp.svm import PrivateSVM
 from skdp.tree import DPDecisionTree
@@ -47,6 +47,7 @@ FAST = {
     DPOPTICS: {"bounds": (-4.0, 4.0), "min_samples": 3},
     DPFrequentItemsets: {"top_k": 3},
     GaussianNB: {"bounds": (-4.0, 4.0), "classes": [0, 1]},
+    CategoricalNB: {"bounds": (-4.0, 4.0), "classes": [0, 1]},
     # declared bounds are MinMaxScaler's answer at no spend: left undeclared to spend epsilon
     MinMaxScaler: {},
     StandardScaler: {"bounds": (-4.0, 4.0)},
