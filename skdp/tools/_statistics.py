@@ -19,9 +19,16 @@ from skdp.utils.validation import check_epsilon, split_budget, warn_clipped
 
 __all__ = ["count_nonzero", "mean", "std", "sum", "var"]
 
-# shares of what is left after any bounds estimate (those of the private StandardScaler)
+# shares of what is left after any bounds estimate. The mean's 1 : 2 (count : sums) is
+# within 10% of the best fixed split on Iris, Wine and Adult's numeric columns at
+# epsilon 0.1 and 1 (Adult alone would take 2 : 3, Iris 1 : 3). For the variance an
+# even split beats the private StandardScaler's 1 : 2 : 2 on every data set and
+# epsilon measured (count noise enters the variance through Q / n, times (var + (mean -
+# midpoint)^2)): mean relative error at epsilon 1, Iris 0.114 -> 0.102, Wine 0.203 ->
+# 0.177, Adult 0.0057 -> 0.0049 (4000 simulated releases per column, absolute error
+# over the exact variance, averaged over the columns).
 MEAN_WEIGHTS = {"count": 1.0, "sums": 2.0}
-VAR_WEIGHTS = {"count": 1.0, "sums": 2.0, "squares": 2.0}
+VAR_WEIGHTS = {"count": 1.0, "sums": 1.0, "squares": 1.0}
 
 
 def _check_data(a, axis):
@@ -186,7 +193,7 @@ def var(a, axis=None, *, epsilon, bounds=None, random_state=None):
     Notes
     -----
     **Privacy**: ``epsilon``-DP under add/remove of one record. What is left after
-    any bounds estimate is split ``1 : 2 : 2`` between the noisy count (sensitivity
+    any bounds estimate is split evenly between the noisy count (sensitivity
     1), the centred sums (L1 sensitivity ``d``, as in :func:`mean`) and the centred
     squares ``R_j = sum_i (t_ij^2 - 1/2)``, which one record moves by at most
     ``d / 2`` in L1 since ``t^2`` lies in ``[0, 1]``
@@ -194,7 +201,10 @@ def var(a, axis=None, *, epsilon, bounds=None, random_state=None):
     ``h^2 (R~ / n~ + 1/2 - m^2)`` around the private mean ``m``, clipped to a public
     floor and ``h^2``: post-processing. ``axis=None`` on 2-D input combines the
     column means and variances (``mean(var_j + m_j^2) - mean(m_j)^2``). No exact count
-    is released.
+    is released. The even split had a smaller error than the private scaler's
+    ``1 : 2 : 2`` on Iris, Wine and Adult at every epsilon measured (10 to 16% at
+    epsilon 1): the count's noise enters through ``Q / n``, times ``var + (mean -
+    midpoint)^2``, which is large when the mean sits near a bound.
 
     Examples
     --------

@@ -212,3 +212,13 @@ def test_histogram_counts_are_clipped_at_zero_unless_asked_not_to():
     np.testing.assert_array_equal(clipped, np.maximum(raw, 0))
     H = histogramdd(np.zeros((5, 2)), bins=4, range=[(1, 2), (1, 2)], epsilon=0.2, random_state=0)
     assert np.all(H[0] >= 0) and H[0].dtype == np.int64
+
+
+@pytest.mark.parametrize("function", [var, std])
+def test_var_splits_its_budget_evenly(function):
+    """Count, centred sums and centred squares each get a third (was 1 : 2 : 2)."""
+    with PrivacyLedger() as ledger:
+        function(X[:, :2], axis=0, epsilon=0.9, bounds=(-5, 25), random_state=0)
+    spends = sorted((entry.mechanism, entry.epsilon) for entry in ledger.entries)
+    assert [name for name, _ in spends] == ["geometric", "laplace", "laplace"]
+    np.testing.assert_allclose([eps for _, eps in spends], [0.3, 0.3, 0.3], rtol=1e-12)
