@@ -275,12 +275,13 @@ def unit_ball_design(X, norm, *, fit_intercept, overwrite=False):
     appended before scaling by ``1 / (norm sqrt(1 + t^2))``, so ``||x~|| <= 1``; without,
     the scale is ``1 / norm``. ``overwrite=True`` says ``X`` is the fit's own copy (the
     columns mapped by public or private bounds): long rows are then scaled down in
-    place, to the same values, instead of in a second copy of the data.
+    place instead of in a second copy of the data.
     """
     # clip_rows_to_norm copies X: only call it when needed (an ulp off is in the margin)
-    if np.any(np.einsum("ij,ij->i", X, X) > norm**2):
+    squares = np.einsum("ij,ij->i", X, X)  # no n x dim temporary
+    if np.any(squares > norm**2):
         if overwrite:
-            _clip_rows_in_place(X, norm)
+            _clip_rows_in_place(X, norm, squares)
         else:
             X = clip_rows_to_norm(X, norm)
     return scaled_design(X, norm, fit_intercept=fit_intercept)
@@ -294,13 +295,12 @@ def _warn_clipped_rows(n_clipped, n, norm, stacklevel):
     )
 
 
-def _clip_rows_in_place(X, norm):
-    """:func:`~skdp.utils.validation.clip_rows_to_norm` on ``X`` itself: same values."""
-    norms = np.linalg.norm(X, axis=1)
-    too_long = norms > norm
-    if too_long.any():
-        _warn_clipped_rows(int(too_long.sum()), X.shape[0], norm, stacklevel=2)
-        X[too_long] *= (norm / norms[too_long])[:, np.newaxis]
+def _clip_rows_in_place(X, norm, squares):
+    """:func:`~skdp.utils.validation.clip_rows_to_norm` on ``X`` itself, from the squared
+    row norms ``squares`` (equal to its norms up to rounding, which the margin covers)."""
+    too_long = squares > norm**2
+    _warn_clipped_rows(int(too_long.sum()), X.shape[0], norm, stacklevel=2)
+    X[too_long] *= (norm / np.sqrt(squares[too_long]))[:, np.newaxis]
 
 
 def _clip_block(X, norm):

@@ -89,7 +89,7 @@ def test_the_dense_rows_are_built_in_one_allocation():
     np.testing.assert_array_equal(rows, expected)
 
 
-def test_own_rows_are_clipped_in_place_to_the_values_of_a_copy():
+def test_own_rows_are_clipped_in_place_as_a_copy_would_be():
     X = np.random.default_rng(1).normal(size=(500, 3))
     with pytest.warns(ClippingWarning, match=r"of 500 rows of X had an L2 norm above 1.5"):
         expected = clip_rows_to_norm(X, 1.5)
@@ -97,7 +97,8 @@ def test_own_rows_are_clipped_in_place_to_the_values_of_a_copy():
     with pytest.warns(ClippingWarning, match=r"of 500 rows of X had an L2 norm above 1.5"):
         design = unit_ball_design(own, 1.5, fit_intercept=True, overwrite=True)
     assert design.X is own
-    np.testing.assert_array_equal(own, expected)
+    np.testing.assert_allclose(own, expected, rtol=1e-15)
+    assert np.linalg.norm(own, axis=1).max() <= 1.5 * (1 + 1e-15)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ClippingWarning)
         untouched = X.copy()
