@@ -15,7 +15,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from skdp.accounting import PrivacyLedger
 from skdp.base import DifferentialPrivacyMixin
-from skdp.decomposition._centring import clipped_scatter, private_centring, row_norms_squared
+from skdp.decomposition._centring import private_centring
 from skdp.decomposition._spectrum import (
     n_draws,
     release_covariance,
@@ -40,7 +40,7 @@ __all__ = ["PCA"]
 # spectrum (all to the covariance, or 1 : 7 eigenvalues : eigenvectors, SPECTRUM_SPLIT)
 MEAN_SPLIT = {"count": 0.025, "mean": 0.075}
 _MIN_NORM = 2.0**-30
-# "auto" releases the covariance when n~ epsilon_spectrum >= COVARIANCE_RULE d^3 / k
+# "auto" releases the covariance when k^2 n~ epsilon_spectrum >= COVARIANCE_RULE d^3
 COVARIANCE_RULE = 1.0
 
 
@@ -78,8 +78,8 @@ class PCA(
         quantile of the centred row norms privately (one AboveThreshold scan, a
         share of 5% to 25% of ``epsilon`` set by the noisy count).
     method : {"auto", "covariance", "sampler"}, default="auto"
-        The spectral release (Notes); ``"auto"`` takes ``"covariance"`` when ``k n~
-        epsilon_s >= d^3`` (``k`` components, ``d`` features, noisy count ``n~``,
+        The spectral release (Notes); ``"auto"`` takes ``"covariance"`` when ``k^2
+        n~ epsilon_s >= d^3`` (``k`` components, ``d`` features, noisy count ``n~``,
         spectral budget ``epsilon_s``), else ``"sampler"``. The choice is ``method_``.
     random_state : None, int or numpy.random.Generator, default=None
         None draws from a fresh cryptographically secure generator; an int gives
@@ -168,16 +168,16 @@ class PCA(
        the others, free (one feature: no draw, the eigenvalues take it all).
 
     **Which release** (``"auto"``): the covariance's noise has spectral norm of order
-    ``d^1.5 / epsilon_s``, so its squared angle error on a gap ``g`` of ``C`` is of
-    order ``d^3 / (epsilon_s g)^2``; the sampler's, at ``epsilon_s / k`` a draw, is of
-    order ``k d / (epsilon_s g)``. With ``g ~ n / d`` for a spread spectrum the
-    covariance wins when ``n epsilon_s`` exceeds a multiple of ``d^3 / k``. Measured
-    (variance captured by ``k`` components, 4 seeds, spiked Gaussian data, ``d`` 10 /
-    20 / 40, ``k`` 2 / 5, ``n`` 10^3 / 10^4, ``epsilon`` 0.5 / 2), the crossover of ``n
-    epsilon_s k / d^3`` lies between 0.3 and 1.2; on Wine (``d = 13``) between 0.5 and
-    1 for ``k = 2`` and 0.4 and 1 for ``k = 4``: the rule takes 1. On Iris (``d = 4``)
-    it releases the covariance from epsilon 0.5 (held-out variance captured by 2
-    components at epsilon 1: 0.81 sampled, 0.88 released).
+    ``d^1.5 / epsilon_s``, so the squared sine of its subspace's angle on a gap ``g``
+    of ``C`` is of order ``d^3 / (epsilon_s g)^2`` (Davis-Kahan, for all ``k`` at
+    once); the sampler's, at ``epsilon_s / k`` a draw, of order ``k d / (epsilon_s
+    g)`` per direction, ``k^2 d / (epsilon_s g)`` over the ``k``. With ``g ~ n / d``
+    for a spread spectrum the covariance wins when ``n epsilon_s k^2 / d^3`` passes a
+    constant. Measured (variance captured by ``k`` components, 4 seeds, spiked
+    Gaussian data, ``d`` 10 / 20 / 40, ``k`` 2 / 5, ``n`` 10^3 / 10^4, ``epsilon`` 0.5 /
+    2; Wine with ``k`` 2 and 4), the crossover lies between 0.9 and 2.2, with ties at
+    1 to 1.4: the rule takes 1. On Iris (``d = 4``) that is the covariance from
+    epsilon 0.2 (variance captured at epsilon 1: 0.81 sampled, 0.88 released).
 
     **Budget split** (public constants, ``epsilon_split_``): of what the private
     public inputs leave, 2.5% to the count and 7.5% to the sums (with the
@@ -309,9 +309,8 @@ class PCA(
                 X, lower, upper, epsilon_count=split["count"], epsilon_sums=split["mean"],
                 stacklevel=4, random_state=rng,
             )  # fmt: skip
-            squared = row_norms_squared(centring.centred)
-            split["data_norm"], norm = self._row_norm(squared, centring.n, epsilon, rng)
-            scatter = clipped_scatter(centring.centred, squared, norm, stacklevel=3)
+            split["data_norm"], norm, squared = self._row_norm(centring, epsilon, rng)
+            scatter = centring.scatter(norm, squared_norms=squared, stacklevel=3)
             left = epsilon - math.fsum(split.values())
             self.method_ = self._resolve_method(d, k, centring.n, left)
             eigenvalues, components = self._release(scatter, k, left, split, rng)
@@ -328,7 +327,7 @@ class PCA(
         """``method``, or for ``"auto"`` the rule on public values (Notes)."""
         if self.method != "auto":
             return self.method
-        return "covariance" if n_noisy * epsilon * k >= COVARIANCE_RULE * d**3 else "sampler"
+        return "covariance" if k**2 * n_noisy * epsilon >= COVARIANCE_RULE * d**3 else "sampler"
 
     def _release(self, scatter, k, epsilon, split, rng):
         """Spend ``epsilon`` on the spectrum by ``method_``; record it in ``split``."""
@@ -341,16 +340,16 @@ class PCA(
             epsilon_eigenvectors=split["eigenvectors"], random_state=rng,
         )  # fmt: skip
 
-    def _row_norm(self, squared_norms, n_noisy, epsilon, rng):
-        """``(epsilon spent, R)``: ``data_norm`` as declared, or the private quantile."""
+    def _row_norm(self, centring, epsilon, rng):
+        """``(epsilon spent, R, squared centred norms or None)``: ``data_norm`` as
+        declared, or the private quantile of the norms."""
         if self.data_norm is not None:
-            return 0.0, float(self.data_norm)
-        spend = norm_share(n_noisy, epsilon) * epsilon
-        q = margin_quantile(NORM_QUANTILE, n_noisy, spend)
-        norms = np.sqrt(squared_norms)
-        return spend, max(
-            float(scan_quantile(norms, q, epsilon=spend, random_state=rng)), _MIN_NORM
-        )
+            return 0.0, float(self.data_norm), None
+        spend = norm_share(centring.n, epsilon) * epsilon
+        q = margin_quantile(NORM_QUANTILE, centring.n, spend)
+        squared = centring.squared_norms()
+        norm = float(scan_quantile(np.sqrt(squared), q, epsilon=spend, random_state=rng))
+        return spend, max(norm, _MIN_NORM), squared
 
     def _set_release(self, components, eigenvalues, norm, n_noisy):
         """Post-processing: variances and ratios from the noisy spectrum."""

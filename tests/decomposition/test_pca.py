@@ -15,6 +15,7 @@ from sklearn.preprocessing import scale
 
 from skdp.accounting import PrivacyLedger, privacy_spent
 from skdp.decomposition import PCA
+from skdp.decomposition._centring import private_centring
 from skdp.decomposition._spectrum import covariance_sensitivity
 from skdp.exceptions import ClippingWarning
 from skdp.linear_model import ObjectivePerturbationLogistic
@@ -159,7 +160,7 @@ def test_covariance_sensitivity_is_the_worst_added_row():
     [(2000, 10, 2, "covariance"), (100, 13, 4, "sampler"), (2000, 13, 4, "covariance")],
 )
 def test_auto_picks_the_release_by_public_values(n_rows, n_features, k, expected):
-    """k n~ epsilon_spectrum >= d^3: the covariance; else the sampler."""
+    """k^2 n~ epsilon_spectrum >= d^3: the covariance; else the sampler."""
     X = np.random.default_rng(0).normal(size=(n_rows, n_features))
     pca = PCA(k, epsilon=1.0, bounds=(-4.0, 4.0), data_norm=6.0, random_state=0).fit(X)
     assert pca.method_ == expected
@@ -188,3 +189,21 @@ def test_clipping_is_reported():
     assert any("values" in m or "clipped" in m for m in messages)
     assert any("L2 norm above 1" in m for m in messages)
     assert np.array_equal(X, X_WINE)
+
+
+@pytest.mark.parametrize("box", [(-2.0, 2.0), (1.0, 6.0)])
+@pytest.mark.parametrize("given_norms", [False, True])
+def test_the_scatter_is_that_of_the_clipped_centred_rows(box, given_norms):
+    """No centred copy is formed: R^T R and the sums, then the long rows corrected."""
+    X = np.random.default_rng(0).normal(loc=sum(box) / 2, scale=1.5, size=(300, 4))
+    centring = private_centring(
+        X, *box, epsilon_count=1.0, epsilon_sums=1.0, stacklevel=1, random_state=0
+    )
+    D = np.clip(X, *box) - centring.mean
+    norms = np.linalg.norm(D, axis=1)
+    assert np.allclose(centring.squared_norms(), norms**2)
+    squared = centring.squared_norms() if given_norms else None
+    scatter = centring.scatter(2.0, squared_norms=squared, stacklevel=1)
+    Z = D * np.minimum(1.0, 2.0 / norms)[:, np.newaxis] / 2.0
+    assert np.count_nonzero(norms > 2.0) > 10
+    assert np.allclose(scatter, Z.T @ Z, atol=1e-9)
