@@ -29,7 +29,7 @@ from scipy.optimize import minimize
 from threadpoolctl import ThreadpoolController
 
 from skdp.exceptions import ClippingWarning
-from skdp.utils._stats import count_rows, sum_blocks
+from skdp.utils._stats import count_rows, is_dask_collection, sum_blocks
 from skdp.utils.validation import clip_rows_to_norm
 
 __all__ = [
@@ -46,6 +46,8 @@ __all__ = [
 
 NEWTON_ONLY_DIM = 100  # above this many parameters, L-BFGS runs before Newton
 MAX_ITER = 1000  # per solver phase
+WARM_ROWS = 20_000  # rows of the subsample a warm start is found on (_warm_start)
+WARM_TOL = 1e-4  # its stopping rule: the subsample's own error is larger
 # Shrinks the scaled rows by a few ulps so that ||x~|| <= 1 survives floating-point rounding.
 NORM_MARGIN = 1 - 2.0**-40
 # t: the intercept's constant column is t R for rows of norm R. The unit ball is shared
@@ -193,18 +195,38 @@ def minimise(loss, X, codes, lam, b, tol, max_iter):
     thread on narrow designs (:func:`blas_threads`).
     """
     with blas_threads(loss.columns):
-        return _damped_newton(loss, X, codes, lam, b, tol, max_iter)
+        start = _warm_start(loss, X, codes, lam, b, max_iter)
+        return _damped_newton(loss, X, codes, lam, b, tol, max_iter, start)
 
 
-def _damped_newton(loss, X, codes, lam, b, tol, max_iter):
-    """:func:`minimise` (L-BFGS first on many parameters)."""
+def _warm_start(loss, X, codes, lam, b, max_iter):
+    """Where the Newton steps start: the minimiser on every ``k``-th row, or None.
+
+    On numpy input of more than ``4 WARM_ROWS`` rows, ``m ~ WARM_ROWS`` regularly spaced
+    rows stand for all ``n``: ``(n / m) sum_sub l`` estimates the summed loss, so the
+    start minimises ``sum_sub l + (m / n) (lam / 2 ||w||^2 + b.w)`` to ``WARM_TOL``.
+    Newton's steps on all rows then need two or three iterations instead of five or
+    more. Only the path changes: the answer is the whole objective's minimiser to
+    ``tol`` (the stopping rule of :func:`minimise`), whatever the start.
+    """
+    n = count_rows(X)
+    if is_dask_collection(X) or n < 4 * WARM_ROWS:
+        return None
+    every = n // WARM_ROWS
+    rows, sub_codes = np.ascontiguousarray(X[::every]), codes[::every]
+    ratio = rows.shape[0] / n
+    return _damped_newton(loss, rows, sub_codes, lam * ratio, b * ratio, WARM_TOL, max_iter)[0]
+
+
+def _damped_newton(loss, X, codes, lam, b, tol, max_iter, w=None):
+    """:func:`minimise` from ``w`` (default 0; L-BFGS first on many parameters)."""
 
     def objective(w, hessian=False):
         value, grad, *H = sum_blocks(functools.partial(loss, w=w, hessian=hessian), X, codes)
         return value + 0.5 * lam * (w @ w) + b @ w, grad + lam * w + b, *H
 
     n, dim, n_iter = count_rows(X), loss.size, 0
-    w = np.zeros(dim)
+    w = np.zeros(dim) if w is None else w
     if dim > NEWTON_ONLY_DIM:
         result = minimize(
             objective,

@@ -11,7 +11,9 @@ from threadpoolctl import threadpool_info, threadpool_limits
 
 import skdp.svm._output as output_module
 import skdp.svm._private_svm as module
+import skdp.utils._erm as erm
 from skdp.exceptions import ClippingWarning
+from skdp.linear_model import ObjectivePerturbationLogistic
 from skdp.svm._huber import Huber
 from skdp.utils._erm import Design, unit_ball_design
 from skdp.utils.validation import clip_rows_to_norm
@@ -104,3 +106,27 @@ def test_own_rows_are_clipped_in_place_as_a_copy_would_be():
         untouched = X.copy()
         unit_ball_design(untouched, 1.5, fit_intercept=True)
     np.testing.assert_array_equal(untouched, X)
+
+
+@pytest.mark.parametrize("loss", ["huber", "logistic"])
+def test_large_fits_start_newton_from_a_subsample(monkeypatch, loss):
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1, 1, size=(100_000, 3))
+    y = (X @ [1.0, -1.0, 0.5] + rng.logistic(scale=0.3, size=len(X)) > 0).astype(int)
+    make = {
+        "huber": lambda: model(mechanism="objective", data_norm=2.0),
+        "logistic": lambda: ObjectivePerturbationLogistic(data_norm=2.0, classes=[0, 1]),
+    }[loss]  # PrivateSVM and ObjectivePerturbationLogistic share the solver
+    passes, real = [], erm.sum_blocks
+
+    def counting(function, *arrays):
+        passes.append(arrays[0].shape[0])
+        return real(function, *arrays)
+
+    monkeypatch.setattr(erm, "sum_blocks", counting)
+    warm = make().set_params(random_state=0).fit(X, y)
+    assert passes.count(len(X)) <= 4  # from w = 0: 7 (logistic), 11 (Huber)
+    monkeypatch.setattr(erm, "WARM_ROWS", len(X))  # no warm start
+    cold = make().set_params(random_state=0).fit(X, y)
+    np.testing.assert_allclose(warm.coef_, cold.coef_, rtol=1e-7)
+    np.testing.assert_allclose(warm.intercept_, cold.intercept_, rtol=1e-7)
