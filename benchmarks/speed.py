@@ -202,7 +202,8 @@ def specs():
         Spec("PrivateSVM", classification_data,
              _private("PrivateSVM", public={"data_norm": norm, **classes}),
              lambda s: svm.LinearSVC(random_state=s), "LinearSVC",
-             variants=("declared:objective", "declared:output", "defaults:objective")),
+             variants=("declared:objective", "declared:output", "defaults:objective",
+                       "defaults:output")),
     ]  # fmt: skip
     for name, counterpart in (("MinMaxScaler", "MinMaxScaler"),
                               ("RobustScaler", "RobustScaler"),
