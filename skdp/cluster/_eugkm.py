@@ -4,15 +4,11 @@ The histogram (:func:`skdp.cluster._grid.noisy_histogram`, sensitivity 1 under
 add/remove) is the only release; the weighted k-means on its cells is post-processing.
 """
 
-import warnings
-
 import numpy as np
-from sklearn.cluster import KMeans
-from sklearn.exceptions import ConvergenceWarning
-from sklearn.metrics import pairwise_distances_argmin_min
 
 from skdp.cluster._grid import cell_centres, noisy_histogram, norm_sub
 from skdp.cluster._kmeans_blocks import Partition
+from skdp.cluster._weighted_kmeans import nearest, weighted_kmeans
 from skdp.utils._stats import sum_blocks
 
 __all__ = ["GRID_RESTARTS", "grid_centres", "weighted_centres"]
@@ -58,7 +54,7 @@ def grid_centres(centred, half, shape, init, *, epsilon, rng):
     cells = np.flatnonzero(weights)
     points, weights = cell_centres(shape, cells) * half, weights[cells]
     centres, n_iter = weighted_centres(points, weights, init * half, rng)
-    labels = pairwise_distances_argmin_min(points, centres)[0] if cells.size else cells
+    labels = nearest(points, centres)[0] if cells.size else cells
     sizes = np.rint(np.bincount(labels, weights=weights, minlength=k)).astype(np.int64)
     return np.clip(centres / half, -1.0, 1.0), sizes, n_iter
 
@@ -80,9 +76,9 @@ def weighted_centres(points, weights, init, rng, restarts=GRID_RESTARTS):
     Returns
     -------
     centres : ndarray of shape (k, d)
-        The better (lower weighted inertia) of a run from ``init`` and ``restarts``
-        k-means++ runs; with no more cells than clusters, the cells themselves and the
-        rest of ``init``.
+        The best (lowest weighted inertia) of a run from ``init`` and ``restarts``
+        k-means++ runs (:func:`skdp.cluster._weighted_kmeans.weighted_kmeans`); with no
+        more cells than clusters, the cells themselves and the rest of ``init``.
     n_iter : int
         Iterations of the kept run (1 when the cells are the centres).
 
@@ -99,13 +95,5 @@ def weighted_centres(points, weights, init, rng, restarts=GRID_RESTARTS):
     k = init.shape[0]
     if len(points) <= k:
         return np.vstack([points, init[len(points) :]]), 1
-    seed = int(rng.integers(2**31 - 1))
-    fits = [
-        KMeans(k, init=init, n_init=1),
-        KMeans(k, n_init=restarts, random_state=seed),
-    ]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)  # duplicate cells
-        fits = [f.fit(points, sample_weight=weights) for f in fits]
-    best = min(fits, key=lambda f: f.inertia_)
-    return best.cluster_centers_, best.n_iter_
+    seed = int(rng.integers(2**31 - 1))  # one draw of the fit's stream, as before
+    return weighted_kmeans(points, weights, init, seed, restarts)

@@ -15,6 +15,7 @@ __all__ = [
     "MAX_CELLS",
     "cell_centres",
     "cell_index",
+    "count_cells",
     "noisy_histogram",
     "norm_sub",
     "uniform_grid_shape",
@@ -22,6 +23,8 @@ __all__ = [
 
 # a memory cap on the number of cells (the noisy histogram is dense)
 MAX_CELLS = 2**18
+# rows indexed at once when counting cells (temporaries of a few MB)
+CHUNK_ROWS = 2**16
 # Qardaji et al.'s / Su et al.'s constant: about N epsilon / 10 cells in two dimensions
 RECORDS_EPSILON_PER_CELL = 10.0
 
@@ -68,12 +71,73 @@ def uniform_grid_shape(n_samples, epsilon, n_features, max_cells=MAX_CELLS, min_
     return tuple(shape)
 
 
-def cell_index(Z, shape):
-    """The flat index of the grid cell holding each row of ``Z`` (in ``[-1, 1]^d``)."""
-    sides = np.asarray(shape)
-    position = np.floor((Z + 1.0) / 2.0 * sides).astype(np.int64)
-    np.clip(position, 0, sides - 1, out=position)  # the upper face belongs to the last cell
-    return flat_index(position, shape)
+def cell_index(Z, shape, scale=None):
+    """The flat index of the grid cell holding each row of ``Z`` (in ``[-1, 1]^d``).
+
+    ``scale`` (shape ``(d,)``) divides ``Z`` first, column by column (the same values
+    as ``cell_index(Z / scale, shape)`` without the scaled copy). One column at a
+    time, the index built up Horner-style: no ``(n, d)`` temporaries.
+    """
+    flat = np.zeros(Z.shape[0], dtype=np.int64)
+    for j, side in enumerate(shape):
+        column = (Z[:, j] if scale is None else Z[:, j] / scale[j]) + 1.0
+        column /= 2.0
+        column *= side
+        position = np.floor(column, out=column).astype(np.int64)
+        np.clip(position, 0, side - 1, out=position)  # the upper face: the last cell
+        flat *= side
+        flat += position
+    return flat
+
+
+def count_cells(values, shape, scale, cells=None, *, chunk_rows=CHUNK_ROWS):
+    """Exact records per cell, for all cells or only the listed ones (others not counted).
+
+    Parameters
+    ----------
+    values : ndarray of shape (n_samples, d)
+        Rows in ``[-scale, scale]`` (clipped, centred on the box's midpoint).
+    shape : tuple of int
+    scale : ndarray of shape (d,)
+        Half the box's width.
+    cells : ndarray of int64, sorted, default=None
+        Flat (C order) indices of the cells to count; None counts every cell.
+    chunk_rows : int
+        Rows indexed at once (bounds the temporaries).
+
+    Returns
+    -------
+    ndarray of int64, shape ``(len(cells),)`` (or ``(prod(shape),)``)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdp.cluster._grid import count_cells
+    >>> X = np.array([[-0.9, -0.9], [0.9, 0.9], [0.8, 0.1]])
+    >>> count_cells(X, (2, 2), np.ones(2)).tolist()
+    [1, 0, 0, 2]
+    >>> count_cells(X, (2, 2), np.ones(2), cells=np.array([1, 3])).tolist()
+    [0, 2]
+    """
+    size = math.prod(shape)
+    if cells is not None and cells.size == size:  # sorted and distinct: every cell
+        cells = None
+    listed = size if cells is None else cells.size
+    table = None
+    if cells is not None and size <= max(values.shape[0], 2**16):
+        table = np.full(size, -1, dtype=np.int64)  # no larger than the rows
+        table[cells] = np.arange(cells.size)
+    total = np.zeros(listed, dtype=np.int64)
+    for start in range(0, values.shape[0], chunk_rows):
+        flat = cell_index(values[start : start + chunk_rows], shape, scale)
+        if table is not None:
+            flat = table[flat]
+            flat = flat[flat >= 0]
+        elif cells is not None:
+            where = np.minimum(np.searchsorted(cells, flat), cells.size - 1)
+            flat = where[cells[where] == flat]
+        total += np.bincount(flat, minlength=listed)
+    return total
 
 
 def flat_index(position, shape):

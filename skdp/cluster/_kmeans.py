@@ -16,12 +16,10 @@ from sklearn.utils.validation import check_is_fitted
 
 from skdp.accounting import PrivacyLedger
 from skdp.base import DifferentialPrivacyMixin
-from skdp.cluster._eugkm import grid_centres
-from skdp.cluster._grid import uniform_grid_shape
-from skdp.cluster._kmeans_blocks import Nearest, clip_and_centre, inertia, lloyd_iterations
-from skdp.cluster._lloyd import check_kmeans_resources, initial_centres, su_iterations
+from skdp.cluster._kmeans_blocks import Nearest, clip_and_centre, inertia
+from skdp.cluster._kmeans_methods import cluster_stage, method_parts
+from skdp.cluster._lloyd import check_kmeans_resources, initial_centres
 from skdp.cluster._preamble import declared_bounds, fit_preamble
-from skdp.cluster._tree import GRID_FLOOR_CELLS, tree_centres
 from skdp.mechanisms import check_random_state
 from skdp.utils._numeric_input import validate_numeric_data
 from skdp.utils._stats import (
@@ -34,11 +32,6 @@ from skdp.utils._stats import (
 from skdp.utils.validation import EPSILON_CONSTRAINT, RANDOM_STATE_CONSTRAINT, warn_clipped
 
 __all__ = ["DPKMeans"]
-
-# method="hybrid": share of the clustering budget for the tree, the rest for Lloyd
-HYBRID_GRID_SHARE = 0.65
-# method="hybrid", max_iter=None: Lloyd iterations after the grid
-HYBRID_ITERATIONS = 1
 
 
 class DPKMeans(
@@ -193,7 +186,7 @@ class DPKMeans(
     empty ones). The hybrid's Lloyd steps then release, per cluster, the
     noisy sum of each record's displacement from its (public) centre, shrunk to L2
     norm at most ``R_j``, the distance from centre ``j`` to its nearest other centre
-    (public; :func:`skdp.cluster._lloyd.clipping_radii`): L1 sensitivity
+    (public; :func:`skdp.cluster._lloyd_stats.clipping_radii`): L1 sensitivity
     ``sqrt(d)`` in units of ``R_j`` instead of ``d`` box half-widths, and a centre moves
     at most ``R_j`` (the posterior-mean shrinkage of the step, as above, pulls a noisy
     step back towards the centre; a noisy count below 1 keeps it). All rules read
@@ -258,17 +251,6 @@ class DPKMeans(
         self.init = init
         self.random_state = random_state
 
-    def _parts(self):
-        """Relative shares of the grid and the Lloyd steps in what the preamble left."""
-        grid = {"lloyd": 0.0, "grid": 1.0, "hybrid": HYBRID_GRID_SHARE}[self.method]
-        return {"grid": grid, "lloyd": 1.0 - grid}
-
-    def _n_iter(self, n_low, epsilon, d):
-        """Lloyd iterations: ``max_iter``, else the hybrid's one or Su et al.'s rule."""
-        if self.max_iter is not None or self.method == "hybrid":
-            return self.max_iter or HYBRID_ITERATIONS
-        return su_iterations(epsilon, n_low, self.n_clusters, d)
-
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
         """Compute the private centres.
@@ -300,7 +282,8 @@ class DPKMeans(
             require_public(declared_bounds(self, d), "bounds", self)
         need_count = self.method != "lloyd" or self.max_iter is None
         with PrivacyLedger() as ledger:
-            pre = fit_preamble(self, X, need_count=need_count, parts=self._parts(), rng=rng)
+            parts = method_parts(self.method)
+            pre = fit_preamble(self, X, need_count=need_count, parts=parts, rng=rng)
             split, n_low = pre.split, pre.n_low
             if n_low is not None and self.n_clusters > n_low:
                 msg = f"n_clusters={self.n_clusters} is more than the noisy number of records"
@@ -310,27 +293,11 @@ class DPKMeans(
             centred, n_clipped = clip_and_centre(X, lower, upper)
             warn_clipped(n_clipped, count_rows(X) * d, stacklevel=4)
             centres = initial_centres(self.init, self.n_clusters, lower, upper, rng)
-            self.grid_shape_, self.n_iter_ = None, 1
-            if self.method == "grid":
-                self.grid_shape_ = uniform_grid_shape(
-                    n_low, split["grid"], d, min_cells=min(2**d, GRID_FLOOR_CELLS)
-                )
-                centres, counts, self.n_iter_ = grid_centres(
-                    centred, half, self.grid_shape_, centres, epsilon=split["grid"], rng=rng
-                )
-            elif self.method == "hybrid":  # starting centres among the records
-                centres, self.grid_shape_ = tree_centres(
-                    centred, half, n_low, centres, epsilon=split["grid"], rng=rng
-                )
-            if split["lloyd"]:
-                self.n_iter_ = self._n_iter(n_low, split["lloyd"], d)
-                centres, counts = lloyd_iterations(
-                    centred, half, centres, self.n_iter_, epsilon=split["lloyd"],
-                    clipped=self.method == "hybrid", rng=rng,
-                )  # fmt: skip
+            found = cluster_stage(self, centred, half, centres, split, n_low, rng)
+        self.grid_shape_, self.n_iter_ = found.grid_shape, found.n_iter
         self.bounds_, self.bounds_tier_ = (lower, upper), pre.bounds_tier
-        self.cluster_centers_ = (lower + upper) / 2 + centres * half
-        self.cluster_counts_ = counts
+        self.cluster_centers_ = (lower + upper) / 2 + found.centres * half
+        self.cluster_counts_ = found.counts
         self.n_samples_estimate_ = pre.n_samples
         self.epsilon_split_ = split
         self.privacy_spent_ = ledger.total

@@ -5,13 +5,11 @@ Each method below maps a block of rows to what ``fit``, ``predict``, ``transform
 or on every block of a dask array, where the block lives.
 """
 
-import math
-
 import numpy as np
 from sklearn.metrics import euclidean_distances, pairwise_distances_argmin_min
 from sklearn.utils.validation import _check_sample_weight
 
-from skdp.cluster._grid import cell_index
+from skdp.cluster._grid import count_cells
 from skdp.cluster._lloyd import (
     clipped_lloyd_step,
     clipping_radii,
@@ -59,12 +57,15 @@ class _Box:
         self.lower, self.upper = lower, upper
 
     def centred(self, block):
-        """The rows clipped to the box, minus its midpoint (units of ``X``)."""
-        return np.clip(block, self.lower, self.upper) - (self.lower + self.upper) / 2
+        """The rows clipped to the box, minus its midpoint (units of ``X``; one copy)."""
+        centred = np.clip(block, self.lower, self.upper)
+        centred -= (self.lower + self.upper) / 2
+        return centred
 
     def n_clipped(self, block):
-        """The number of values outside the box."""
-        return int(np.count_nonzero((block < self.lower) | (block > self.upper)))
+        """The number of values outside the box (below, then above: no value is both)."""
+        below = np.count_nonzero(block < self.lower)
+        return int(below + np.count_nonzero(block > self.upper))
 
     def block_clipped(self, block):
         """:meth:`n_clipped` as a one-element array (one per dask block)."""
@@ -80,18 +81,17 @@ class Partition:
         self.half, self.centres, self.grid_shape, self.radii = half, centres, grid_shape, radii
 
     def sums(self, block):
-        """Exact per-cluster counts and sums (:func:`~skdp.cluster._lloyd.cluster_sums`)."""
+        """Exact per-cluster counts and sums (:func:`~skdp.cluster._lloyd_stats.cluster_sums`)."""
         return cluster_sums(block, self.centres)
 
     def displacements(self, block):
         """Exact per-cluster counts and clipped displacement sums
-        (:func:`~skdp.cluster._lloyd.cluster_displacements`, radii ``radii``)."""
+        (:func:`~skdp.cluster._lloyd_stats.cluster_displacements`, radii ``radii``)."""
         return cluster_displacements(block, self.centres, self.half, self.radii)
 
     def cell_counts(self, block):
         """Exact records per grid cell (flat, C order)."""
-        cells = cell_index(block / self.half, self.grid_shape)
-        return np.bincount(cells, minlength=math.prod(self.grid_shape))
+        return count_cells(block, self.grid_shape, self.half)
 
 
 class Nearest:

@@ -1,8 +1,10 @@
 """DP Lloyd iterations with Su et al.'s budget rules, and data-independent initial centres.
 
-Everything here works in the *scaled* domain ``[-1, 1]^d``: the public box mapped by
-``z = (x - midpoint) / half_width``. Distances (which cluster a point joins) may use any
-public geometry; :func:`noisy_lloyd_step` takes the assignment as given.
+The exact per-cluster statistics that a step noises are in
+:mod:`skdp.cluster._lloyd_stats` (re-exported here). Everything here works in the
+*scaled* domain ``[-1, 1]^d``: the public box mapped by
+``z = (x - midpoint) / half_width``. Distances (which cluster a point joins) may use
+any public geometry; :func:`noisy_lloyd_step` takes the assignment as given.
 
 Su, Cao, Li, Bertino, Lin and Jin, "Differentially private k-means clustering and a
 hybrid approach to private optimization", VLDB Journal 26 (2017).
@@ -12,6 +14,7 @@ import math
 
 import numpy as np
 
+from skdp.cluster._lloyd_stats import clipping_radii, cluster_displacements, cluster_sums
 from skdp.mechanisms import geometric, laplace
 from skdp.utils._resources import ResourceLimitError, check_iterations
 from skdp.utils.validation import split_budget
@@ -166,95 +169,6 @@ def initial_centres(init, n_clusters, lower, upper, rng):
     if not np.all(np.isfinite(init)):
         raise ValueError("init must be finite (no nan or inf)")
     return (init - (lower + upper) / 2) / ((upper - lower) / 2)
-
-
-def cluster_sums(values, centres, *, chunk_rows=2**15):
-    """Assign each row to its nearest centre; per-cluster row counts and column sums.
-
-    One pass over ``values`` in blocks: the nearest centre minimises
-    ``||c||^2 / 2 - x.c``, then the block's counts and sums are added up. A row's
-    cluster depends only on that row and the (public) centres.
-
-    Parameters
-    ----------
-    values : ndarray of shape (n_samples, d)
-    centres : ndarray of shape (k, d)
-        In the units of ``values``.
-    chunk_rows : int, default=2**15
-
-    Returns
-    -------
-    counts : ndarray of shape (k,), int64
-    sums : ndarray of shape (k, d)
-    """
-    k = centres.shape[0]
-    counts, sums = np.zeros(k, dtype=np.int64), np.zeros((k, values.shape[1]))
-    half_norms, one_hot = 0.5 * np.einsum("ij,ij->i", centres, centres), np.eye(k)
-    for start in range(0, values.shape[0], chunk_rows):
-        block = values[start : start + chunk_rows]
-        labels = np.argmin(half_norms - block @ centres.T, axis=1)
-        counts += np.bincount(labels, minlength=k)
-        sums += one_hot[labels].T @ block
-    return counts, sums
-
-
-def clipping_radii(centres):
-    """Per-cluster clipping radius of a displacement step: the nearest other centre's distance.
-
-    Read only from the public (scaled) centres: ``R_j = min_{i != j} ||c_i - c_j||``,
-    kept within ``[2 sqrt(d) / 64, 2 sqrt(d)]`` (``2 sqrt(d)`` is the diameter of the box
-    ``[-1, 1]^d``, so a lone centre clips nothing; the floor keeps coinciding centres
-    movable).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from skdp.cluster._lloyd import clipping_radii
-    >>> clipping_radii(np.array([[0.0, 0.0], [0.3, 0.4], [1.0, 1.0]])).round(3).tolist()
-    [0.5, 0.5, 0.922]
-    """
-    d = centres.shape[1]
-    gaps = np.sqrt(((centres[:, np.newaxis] - centres[np.newaxis]) ** 2).sum(axis=-1))
-    np.fill_diagonal(gaps, np.inf)
-    diameter = 2 * math.sqrt(d)
-    return np.clip(gaps.min(axis=1), diameter / 64, diameter)
-
-
-def cluster_displacements(values, centres, scale, radii, *, chunk_rows=2**15):
-    """Per-cluster counts and sums of the rows' clipped displacements from their centre.
-
-    Each row joins its nearest centre ``c_j`` (Euclidean, units of ``values``); its
-    displacement ``(x - c_j) / scale / radii[j]`` (scaled domain, in units of the
-    cluster's radius) is shrunk to L2 norm at most 1, then summed per cluster.
-
-    Parameters
-    ----------
-    values : ndarray of shape (n_samples, d)
-    centres : ndarray of shape (k, d)
-        In the units of ``values``.
-    scale : ndarray of shape (d,)
-        Half the box's width: units of ``values`` per unit of the scaled domain.
-    radii : ndarray of shape (k,)
-        Public clipping radii in the scaled domain (:func:`clipping_radii`).
-    chunk_rows : int, default=2**15
-
-    Returns
-    -------
-    counts : ndarray of shape (k,), int64
-    sums : ndarray of shape (k, d)
-        Each row adds a vector of L2 norm at most 1 to one cluster.
-    """
-    k = centres.shape[0]
-    counts, sums = np.zeros(k, dtype=np.int64), np.zeros((k, values.shape[1]))
-    half_norms = 0.5 * np.einsum("ij,ij->i", centres, centres)
-    for start in range(0, values.shape[0], chunk_rows):
-        block = values[start : start + chunk_rows]
-        labels = np.argmin(half_norms - block @ centres.T, axis=1)
-        moves = (block - centres[labels]) / scale / radii[labels, np.newaxis]
-        moves /= np.maximum(np.linalg.norm(moves, axis=1), 1.0)[:, np.newaxis]
-        counts += np.bincount(labels, minlength=k)
-        np.add.at(sums, labels, moves)
-    return counts, sums
 
 
 def clipped_lloyd_step(counts, sums, previous, radii, *, epsilon, rng):

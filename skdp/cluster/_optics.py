@@ -1,6 +1,5 @@
 """DPOPTICS: OPTICS-style density clustering of a noisy grid histogram."""
 
-import math
 from numbers import Integral, Real
 
 import numpy as np
@@ -10,18 +9,16 @@ from sklearn.utils.validation import check_is_fitted
 
 from skdp.accounting import PrivacyLedger, parallel_composition
 from skdp.base import DifferentialPrivacyMixin
-from skdp.cluster._grid import cell_centres, noisy_histogram, norm_sub
-from skdp.cluster._grid import uniform_grid_shape as grid_rule
+from skdp.cluster._grid import noisy_histogram
+from skdp.cluster._optics_cells import cluster_cells
 from skdp.cluster._optics_grid import (
     GridMap,
-    density_labels,
-    distance_grid,
+    count_budgets,
     given_grid,
-    no_clusters,
-    reachability_labels,
+    needs_n_samples,
+    public_grid,
 )
 from skdp.cluster._preamble import declared_bounds, fit_preamble
-from skdp.cluster._weighted_optics import weighted_optics
 from skdp.mechanisms import check_random_state, geometric
 from skdp.utils._numeric_input import validate_numeric_data
 from skdp.utils._stats import (
@@ -36,15 +33,6 @@ from skdp.utils._stats import (
 from skdp.utils.validation import EPSILON_CONSTRAINT, RANDOM_STATE_CONSTRAINT, warn_clipped
 
 __all__ = ["DPOPTICS"]
-
-# the grid rule's cap on cells: OPTICS over the occupied cells costs O(cells^2)
-MAX_OPTICS_CELLS = 2**14
-# the grid rule's public floor, max(MIN_OPTICS_CELLS, MIN_CELLS_PER_SIDE**d) cells: room
-# for a few clusters of 2**d cells where the noisy count alone would give one cell
-MIN_OPTICS_CELLS, MIN_CELLS_PER_SIDE = 64, 4
-# "eom" smooths the counts itself (overlapping windows): its grid has at least
-# min(EOM_MIN_CELLS, N epsilon_h / EOM_RECORDS_EPSILON) cells, finer than the rule's
-EOM_MIN_CELLS, EOM_RECORDS_EPSILON = 1024, 0.5
 
 
 class DPOPTICS(DifferentialPrivacyMixin, ClusterMixin, BaseEstimator):
@@ -287,32 +275,6 @@ class DPOPTICS(DifferentialPrivacyMixin, ClusterMixin, BaseEstimator):
         self.sparse_budget_ratio = sparse_budget_ratio
         self.random_state = random_state
 
-    def _grid_radius(self):
-        """The distance the grid must resolve: ``eps`` (dbscan) or a finite ``max_eps``."""
-        if self.cluster_method == "dbscan" and self.eps is not None:
-            return self.eps
-        return self.max_eps if np.isfinite(self.max_eps) else None
-
-    def _needs_n_samples(self):
-        return self.grid_size is None and self._grid_radius() is None
-
-    def _public_grid(self, n_features, n_estimate, epsilon):
-        radius = self._grid_radius()
-        if self.grid_size is None and radius is not None:
-            return distance_grid(*self.bounds_, radius, MAX_OPTICS_CELLS)
-        if self.grid_size is None:
-            floor = max(MIN_OPTICS_CELLS, MIN_CELLS_PER_SIDE**n_features)
-            if self.cluster_method == "eom":
-                floor = max(floor, min(EOM_MIN_CELLS, n_estimate * epsilon / EOM_RECORDS_EPSILON))
-            return grid_rule(
-                n_estimate,
-                epsilon,
-                n_features,
-                max_cells=MAX_OPTICS_CELLS,
-                min_cells=min(floor, MAX_OPTICS_CELLS),
-            )
-        return given_grid(self.grid_size, n_features)
-
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
         """Release the noisy histogram and cluster it.
@@ -342,10 +304,10 @@ class DPOPTICS(DifferentialPrivacyMixin, ClusterMixin, BaseEstimator):
             given_grid(self.grid_size, d)
         parts = {"histogram": 1.0 - self.count_share, "counts": self.count_share}
         with PrivacyLedger() as ledger:
-            pre = fit_preamble(self, X, need_count=self._needs_n_samples(), parts=parts, rng=rng)
+            pre = fit_preamble(self, X, need_count=needs_n_samples(self), parts=parts, rng=rng)
             split = pre.split
             self.bounds_, self.bounds_tier_ = pre.bounds, pre.bounds_tier
-            self.grid_shape_ = self._public_grid(d, pre.n_low, split["histogram"])
+            self.grid_shape_ = public_grid(self, d, pre.n_low, split["histogram"])
             counts, n_clipped = sum_blocks(self._grid_map().counts, X)
             warn_clipped(n_clipped, count_rows(X) * d, stacklevel=4)
             histogram = noisy_histogram(counts, epsilon=split["histogram"], rng=rng)
@@ -378,30 +340,7 @@ class DPOPTICS(DifferentialPrivacyMixin, ClusterMixin, BaseEstimator):
         -------
         self
         """
-        lower, upper = self.bounds_
-        self.histogram_ = np.asarray(histogram).reshape(self.grid_shape_)
-        weights = norm_sub(self.histogram_.ravel())
-        occupied = np.flatnonzero(weights)
-        centres = (lower + upper) / 2 + cell_centres(self.grid_shape_, occupied) * (
-            (upper - lower) / 2
-        )
-        self.cell_centers_, self.cell_weights_ = centres, weights[occupied]
-        self.cluster_hierarchy_ = no_clusters()
-        self.density_floor_, self.block_width_ = None, None
-        self._grid_labels = np.full(math.prod(self.grid_shape_), -1, dtype=np.intp)
-        if occupied.size == 0:
-            empty = np.empty(0, dtype=np.intp)
-            self.ordering_, self.predecessor_ = empty, empty
-            self.reachability_, self.core_distances_ = np.empty(0), np.empty(0)
-        else:
-            self.ordering_, self.reachability_, self.core_distances_, self.predecessor_ = (
-                weighted_optics(centres, self.cell_weights_, self.min_samples, self.max_eps)
-            )
-            if self.cluster_method == "eom":
-                self._grid_labels[:] = density_labels(self)
-            else:
-                self._grid_labels[occupied] = reachability_labels(self)
-        self.cell_labels_ = self._grid_labels[occupied]
+        cluster_cells(self, histogram)
         return self
 
     def _release_counts(self, X, epsilon, rng):
@@ -411,13 +350,9 @@ class DPOPTICS(DifferentialPrivacyMixin, ClusterMixin, BaseEstimator):
         if not epsilon:
             return
         exact = sum_blocks(self._grid_map().group_counts, X)
-        mass = np.bincount(
-            np.where(self.cell_labels_ < 0, n_clusters, self.cell_labels_),
-            weights=self.cell_weights_,
-            minlength=n_clusters + 1,
-        )[:n_clusters]
-        sparse = mass < np.median(mass) if n_clusters else mass.astype(bool)
-        budgets = np.append(np.where(sparse, epsilon * self.sparse_budget_ratio, epsilon), epsilon)
+        budgets = count_budgets(
+            self.cell_labels_, self.cell_weights_, epsilon, self.sparse_budget_ratio
+        )
         noisy = np.empty(n_clusters + 1, dtype=np.int64)
         with parallel_composition() as partition:
             for g in range(n_clusters + 1):

@@ -11,19 +11,74 @@ import numpy as np
 from sklearn.cluster import cluster_optics_dbscan, cluster_optics_xi
 
 from skdp.cluster._grid import cell_index
+from skdp.cluster._grid import uniform_grid_shape as grid_rule
 from skdp.cluster._optics_scales import grid_eom_labels
 from skdp.utils._resources import check_allocation
 
 __all__ = [
+    "EOM_MIN_CELLS",
+    "EOM_RECORDS_EPSILON",
+    "MAX_OPTICS_CELLS",
+    "MIN_CELLS_PER_SIDE",
+    "MIN_OPTICS_CELLS",
     "GridMap",
+    "count_budgets",
     "density_labels",
     "distance_grid",
     "given_grid",
+    "grid_radius",
+    "needs_n_samples",
     "no_clusters",
+    "public_grid",
     "reachability_labels",
     "xi_clusters",
     "xi_labels",
 ]
+
+
+# the grid rule's cap on cells: OPTICS over the occupied cells costs O(cells^2)
+MAX_OPTICS_CELLS = 2**14
+# the grid rule's public floor, max(MIN_OPTICS_CELLS, MIN_CELLS_PER_SIDE**d) cells: room
+# for a few clusters of 2**d cells where the noisy count alone would give one cell
+MIN_OPTICS_CELLS, MIN_CELLS_PER_SIDE = 64, 4
+# "eom" smooths the counts itself (overlapping windows): its grid has at least
+# min(EOM_MIN_CELLS, N epsilon_h / EOM_RECORDS_EPSILON) cells, finer than the rule's
+EOM_MIN_CELLS, EOM_RECORDS_EPSILON = 1024, 0.5
+
+
+def grid_radius(model):
+    """The distance the grid must resolve: ``eps`` (dbscan) or a finite ``max_eps``."""
+    if model.cluster_method == "dbscan" and model.eps is not None:
+        return model.eps
+    return model.max_eps if np.isfinite(model.max_eps) else None
+
+
+def needs_n_samples(model):
+    """Whether the grid rule reads the noisy record count (no grid and no radius given)."""
+    return model.grid_size is None and grid_radius(model) is None
+
+
+def public_grid(model, n_features, n_estimate, epsilon):
+    """DPOPTICS's grid: ``grid_size``, cells resolving a radius, or the count rule.
+
+    Reads only public parameters of ``model`` (and ``bounds_``), the noisy count's
+    lower bound ``n_estimate`` and the histogram's ``epsilon``.
+    """
+    radius = grid_radius(model)
+    if model.grid_size is None and radius is not None:
+        return distance_grid(*model.bounds_, radius, MAX_OPTICS_CELLS)
+    if model.grid_size is None:
+        floor = max(MIN_OPTICS_CELLS, MIN_CELLS_PER_SIDE**n_features)
+        if model.cluster_method == "eom":
+            floor = max(floor, min(EOM_MIN_CELLS, n_estimate * epsilon / EOM_RECORDS_EPSILON))
+        return grid_rule(
+            n_estimate,
+            epsilon,
+            n_features,
+            max_cells=MAX_OPTICS_CELLS,
+            min_cells=min(floor, MAX_OPTICS_CELLS),
+        )
+    return given_grid(model.grid_size, n_features)
 
 
 def distance_grid(lower, upper, radius, max_cells):
@@ -98,6 +153,30 @@ class GridMap:
         n_clusters = int(self.grid_labels.max(initial=-1)) + 1
         labels = self.labels(block)
         return np.bincount(np.where(labels < 0, n_clusters, labels), minlength=n_clusters + 1)
+
+
+def count_budgets(cell_labels, cell_weights, epsilon, sparse_ratio):
+    """The epsilon of each cluster's noisy record count, then of the noise group's.
+
+    Clusters whose released mass (the Norm-Sub weights of their cells, post-processing)
+    is below the median get ``epsilon * sparse_ratio``; the others and the noise group
+    ``epsilon``. Parallel composition: each record lies in one group.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdp.cluster._optics_grid import count_budgets
+    >>> count_budgets(np.array([0, 1, -1]), np.array([5.0, 1.0, 2.0]), 1.0, 0.5).tolist()
+    [1.0, 0.5, 1.0]
+    """
+    n_clusters = int(cell_labels.max(initial=-1)) + 1
+    mass = np.bincount(
+        np.where(cell_labels < 0, n_clusters, cell_labels),
+        weights=cell_weights,
+        minlength=n_clusters + 1,
+    )[:n_clusters]
+    sparse = mass < np.median(mass) if n_clusters else mass.astype(bool)
+    return np.append(np.where(sparse, epsilon * sparse_ratio, epsilon), epsilon)
 
 
 def xi_clusters(

@@ -33,7 +33,13 @@ import math
 import numpy as np
 
 from skdp.cluster._eugkm import weighted_centres
-from skdp.cluster._grid import MAX_CELLS, flat_index, grid_positions, uniform_grid_shape
+from skdp.cluster._grid import (
+    MAX_CELLS,
+    count_cells,
+    flat_index,
+    grid_positions,
+    uniform_grid_shape,
+)
 from skdp.mechanisms import geometric
 from skdp.utils._stats import sum_blocks
 from skdp.utils.validation import split_budget
@@ -94,13 +100,7 @@ class Level:
 
     def counts(self, block):
         """Exact records per listed cell; records in other cells are not counted."""
-        sides = np.asarray(self.shape)
-        position = np.floor((block / self.half + 1.0) / 2.0 * sides).astype(np.int64)
-        np.clip(position, 0, sides - 1, out=position)
-        flat = flat_index(position, self.shape)
-        where = np.minimum(np.searchsorted(self.cells, flat), self.cells.size - 1)
-        listed = self.cells[where] == flat
-        return np.bincount(where[listed], minlength=self.cells.size)
+        return count_cells(block, self.shape, self.half, self.cells)
 
 
 def children(shape, cells):

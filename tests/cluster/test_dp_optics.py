@@ -14,7 +14,7 @@ from sklearn.utils._param_validation import InvalidParameterError
 from threadpoolctl import threadpool_limits
 
 import skdp.cluster._grid as grid
-import skdp.cluster._optics as optics_module
+import skdp.cluster._optics_grid as optics_grid_module
 from skdp import PrivacyLedger
 from skdp.cluster import DPOPTICS
 from skdp.cluster._optics_grid import xi_clusters, xi_labels
@@ -307,13 +307,13 @@ def test_a_given_grid_does_not_depend_on_the_data(grid_size, shape):
 
 def test_the_grid_rule_sees_only_the_noisy_number_of_records(monkeypatch):
     calls = []
-    real = optics_module.grid_rule
+    real = optics_grid_module.grid_rule
 
     def spy(*args, **kwargs):
         calls.append((args, kwargs))
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(optics_module, "grid_rule", spy)
+    monkeypatch.setattr(optics_grid_module, "grid_rule", spy)
     first, _ = blobs(sizes=(700, 200, 100))
     second = np.random.default_rng(1).uniform(-10, 10, size=first.shape)  # same N
     models = [DPOPTICS(epsilon=1.0, bounds=BOUNDS, random_state=0).fit(X) for X in (first, second)]
@@ -323,10 +323,10 @@ def test_the_grid_rule_sees_only_the_noisy_number_of_records(monkeypatch):
         # capacity follows the count's lower bound n~ - 3 / epsilon_n
         n_low = max(1.0, n_estimate - 3 / split["n_samples"])
         # "eom" smooths the counts itself: a finer public floor, from n~ and epsilon
-        eom_floor = min(optics_module.EOM_MIN_CELLS, n_low * split["histogram"] / 0.5)
+        eom_floor = min(optics_grid_module.EOM_MIN_CELLS, n_low * split["histogram"] / 0.5)
         cells = {
-            "max_cells": optics_module.MAX_OPTICS_CELLS,
-            "min_cells": max(optics_module.MIN_OPTICS_CELLS, eom_floor),
+            "max_cells": optics_grid_module.MAX_OPTICS_CELLS,
+            "min_cells": max(optics_grid_module.MIN_OPTICS_CELLS, eom_floor),
         }
         assert args == (n_low, split["histogram"], 2) and kwargs == cells
         assert model.grid_shape_ == grid.uniform_grid_shape(n_low, split["histogram"], 2, **cells)
@@ -562,7 +562,7 @@ def test_eps_grid_is_capped_at_the_cell_budget():
     X = np.random.default_rng(0).uniform(-1, 1, size=(50, 3))
     model = DPOPTICS(bounds=(-1.0, 1.0), cluster_method="dbscan", eps=0.01, random_state=0)
     shape = model.fit(X).grid_shape_
-    assert np.prod(shape) <= optics_module.MAX_OPTICS_CELLS
+    assert np.prod(shape) <= optics_grid_module.MAX_OPTICS_CELLS
 
 
 def test_xi_without_any_cluster_gives_an_empty_hierarchy():

@@ -87,7 +87,7 @@ def test_noise_never_buys_iterations(monkeypatch):
         seen.append(n)
         return real(epsilon, n, k, d)
 
-    monkeypatch.setattr("skdp.cluster._kmeans.su_iterations", spy)
+    monkeypatch.setattr("skdp.cluster._kmeans_methods.su_iterations", spy)
     X = np.random.default_rng(0).uniform(-1, 1, size=(200, 2))
     model = DPKMeans(3, epsilon=1.0, bounds=(-1, 1), method="lloyd", random_state=0).fit(X)
     assert seen == [model.n_samples_estimate_ - 3 / model.epsilon_split_["n_samples"]]

@@ -1,0 +1,101 @@
+"""DPKMeans's exact statistics and post-processing: same results, bounded work and memory."""
+
+import tracemalloc
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.cluster import KMeans
+
+from skdp.cluster._grid import cell_index, count_cells
+from skdp.cluster._lloyd_stats import cluster_displacements, cluster_sums, nearest_centres
+from skdp.cluster._weighted_kmeans import weighted_kmeans
+
+
+def _inertia(points, weights, centres):
+    return weights @ ((points[:, None] - centres[None]) ** 2).sum(-1).min(axis=1)
+
+
+@pytest.mark.parametrize("k, d", [(3, 2), (20, 3)])
+def test_weighted_kmeans_reaches_sklearn_objective_at_a_lloyd_fixed_point(k, d):
+    rng = np.random.default_rng(k)
+    points = rng.normal(size=(600, d)) + rng.integers(0, 4, size=(600, 1)) * 3.0
+    weights = rng.uniform(0.5, 5.0, 600)
+    init = rng.uniform(-1, 1, (k, d))
+    centres, n_iter = weighted_kmeans(points, weights, init, seed=0, restarts=20)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        reference = KMeans(k, n_init=20, random_state=0).fit(points, sample_weight=weights)
+    assert n_iter >= 1
+    assert _inertia(points, weights, centres) <= reference.inertia_ * 1.02
+    labels = nearest_centres(points, centres, 0.5 * (centres**2).sum(1))
+    for j in np.unique(labels):  # every centre is (nearly: tol) the weighted mean of its points
+        mine = labels == j
+        mean = np.average(points[mine], axis=0, weights=weights[mine])
+        assert np.allclose(centres[j], mean, atol=0.05)
+
+
+def test_weighted_kmeans_is_reproducible_and_uses_the_public_start():
+    points = np.array([[0.0], [0.1], [5.0], [5.1], [9.0]])
+    weights = np.array([1.0, 1.0, 1.0, 1.0, 1e-9])
+    first = weighted_kmeans(points, weights, np.array([[0.0], [5.0]]), seed=3, restarts=0)
+    again = weighted_kmeans(points, weights, np.array([[0.0], [5.0]]), seed=3, restarts=0)
+    assert np.array_equal(first[0], again[0])
+    assert sorted(first[0].ravel().round(2).tolist()) == [0.05, 5.05]
+
+
+def test_nearest_centres_running_minimum_is_argmin_first_on_ties():
+    rng = np.random.default_rng(0)
+    block = rng.integers(-3, 4, size=(500, 2)).astype(float)  # many exact ties
+    for k in (2, 5, 16, 17):
+        centres = rng.integers(-3, 4, size=(k, 2)).astype(float)
+        half_norms = 0.5 * (centres**2).sum(1)
+        expected = np.argmin(half_norms - block @ centres.T, axis=1)
+        assert np.array_equal(nearest_centres(block, centres, half_norms), expected)
+
+
+def test_cluster_sums_with_many_clusters_needs_no_rows_by_clusters_matrix():
+    rng = np.random.default_rng(0)
+    values = rng.uniform(-1, 1, (4096, 2))
+    centres = rng.uniform(-1, 1, (2048, 2))
+    tracemalloc.start()
+    try:
+        counts, sums = cluster_sums(values, centres)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 48 * 2**20  # a (4096 x 2048) one-hot matrix alone is 64 MiB
+    labels = np.argmin(0.5 * (centres**2).sum(1) - values @ centres.T, axis=1)
+    assert np.array_equal(counts, np.bincount(labels, minlength=2048))
+    assert np.allclose(sums[:, 0], np.bincount(labels, values[:, 0], minlength=2048))
+
+
+def test_cluster_displacements_sums_unit_clipped_moves_per_cluster():
+    values = np.array([[0.0, 3.0], [0.1, 0.0], [10.0, 0.0], [9.0, 0.0]])
+    centres = np.array([[0.0, 0.0], [10.0, 0.0]])
+    counts, sums = cluster_displacements(values, centres, np.ones(2), np.array([1.0, 2.0]))
+    assert counts.tolist() == [2, 2]
+    assert np.allclose(sums, [[0.1, 1.0], [-0.5, 0.0]])
+
+
+def test_count_cells_matches_a_bincount_of_the_cell_index_for_listed_cells():
+    rng = np.random.default_rng(1)
+    values = rng.uniform(-2, 2, (5000, 3))
+    half = np.array([2.0, 2.0, 2.0])
+    shape = (6, 5, 7)
+    full = np.bincount(cell_index(values / half, shape), minlength=210)
+    assert np.array_equal(count_cells(values, shape, half, chunk_rows=777), full)
+    cells = np.sort(rng.choice(210, 40, replace=False))
+    assert np.array_equal(count_cells(values, shape, half, cells), full[cells])
+    # a grid far larger than the rows: the search path, not a lookup table
+    big = (64, 64, 64)
+    many = np.bincount(cell_index(values / half, big), minlength=64**3)
+    listed = np.flatnonzero(many)[::3]
+    assert np.array_equal(count_cells(values, big, half, listed), many[listed])
+
+
+def test_cell_index_with_a_scale_leaves_the_input_alone():
+    Z = np.array([[0.5, -2.0], [-1.0, 2.0]])
+    before = Z.copy()
+    assert cell_index(Z, (4, 4), np.array([1.0, 2.0])).tolist() == [12, 3]
+    assert np.array_equal(Z, before)
