@@ -300,7 +300,7 @@ class PCA(
         with PrivacyLedger() as ledger:
             found = estimate_public_inputs(
                 epsilon, n_samples=n, columns=X if declared is None else None,
-                stacklevel=3, random_state=rng,
+                stacklevel=4, random_state=rng,
             )  # fmt: skip
             split = {key: found.epsilon_split[key] for key in ("n_samples", "bounds")}
             split.update({key: share * found.remaining for key, share in MEAN_SPLIT.items()})

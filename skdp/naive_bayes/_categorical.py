@@ -1,7 +1,5 @@
 """CategoricalNB: categorical naive Bayes from private class and category counts."""
 
-import math
-import warnings
 from numbers import Integral, Real
 
 import numpy as np
@@ -19,12 +17,13 @@ from skdp.naive_bayes._categories import (
     resolve_categories,
 )
 from skdp.naive_bayes._counts import category_counts, noisy_class_counts, pooled_class_count
-from skdp.utils._bounds import FALLBACK_BOUND, bounds_share, estimate_bounds
+from skdp.utils._bounds import bounds_share, estimate_bounds, warn_public_bounds
 from skdp.utils._numeric_input import validate_numeric_data
 from skdp.utils.validation import (
     EPSILON_CONSTRAINT,
     RANDOM_STATE_CONSTRAINT,
     check_epsilon,
+    closing_share,
     resolve_bounds,
     resolve_classes,
 )
@@ -258,18 +257,10 @@ class CategoricalNB(DifferentialPrivacyMixin, ClassifierMixin, BaseEstimator):
         )
         n_noisy = max(int(class_count.sum()), 1)
         share, tier = bounds_share(n_noisy, epsilon, d)
-        if tier == 3:
-            warnings.warn(
-                f"epsilon={epsilon:g} with about {n_noisy} records is too little to "
-                f"estimate feature bounds privately; using the public fallback "
-                f"[-{FALLBACK_BOUND:g}, {FALLBACK_BOUND:g}] for every feature. Pass "
-                "categories= or bounds= from domain knowledge.",
-                UserWarning,
-                stacklevel=4,
-            )
         box = estimate_bounds(
             X, epsilon=share * epsilon, tier=tier, n_noisy=n_noisy, random_state=rng
         )
+        warn_public_bounds(tier, epsilon=epsilon, n_noisy=n_noisy, bounds=box, stacklevel=4)
         split = {"bounds": share * epsilon, "class_counts": epsilon_class}
         return auto_encoding(*box, self.max_categories), split, class_count
 
@@ -298,13 +289,14 @@ class CategoricalNB(DifferentialPrivacyMixin, ClassifierMixin, BaseEstimator):
         d, n_classes = X.shape[1], len(classes)
         with PrivacyLedger() as ledger:
             encoding, split, class_count = self._encoding(X, class_codes, n_classes, epsilon, rng)
-            codes = encoding.encode(X, warn=True, stacklevel=3)
+            codes = encoding.encode(X, warn=True, stacklevel=4)
             if class_count is None:
                 split["class_counts"] = epsilon / (d + 1)
                 class_count = noisy_class_counts(
                     class_codes, n_classes, epsilon=split["class_counts"], random_state=rng
                 )
-            split["category_counts"] = epsilon - math.fsum(split.values())
+            # the last share closes the ledger's running total on epsilon exactly
+            split["category_counts"] = closing_share(epsilon, ledger.total.epsilon)
             counts = category_counts(
                 codes, class_codes, n_classes, encoding.n_categories,
                 epsilon=split["category_counts"], random_state=rng,

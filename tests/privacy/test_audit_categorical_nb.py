@@ -16,10 +16,13 @@ A mutant whose category counts are drawn for 10x the epsilon they record must be
 flagged; the estimator, audited on the same neighbours, must pass.
 """
 
+import contextvars
+
 import numpy as np
 import pytest
 
 import skdp.naive_bayes._counts as counts_module
+from skdp.accounting import record_spend
 from skdp.naive_bayes import CategoricalNB
 from skdp.utils._audit import audit
 
@@ -72,10 +75,13 @@ def test_categorical_nb_passes_a_large_audit(name):
 
 
 def _too_little_noise(monkeypatch):
+    """Counts drawn at 10x the epsilon that the ledger is told."""
     real = counts_module.geometric
 
     def geometric(value, *, epsilon, **kwargs):
-        return real(value, epsilon=10 * epsilon, **kwargs)
+        drawn = contextvars.Context().run(real, value, epsilon=10 * epsilon, **kwargs)
+        record_spend(epsilon, mechanism="geometric")
+        return drawn
 
     monkeypatch.setattr(counts_module, "geometric", geometric)
 
