@@ -15,6 +15,7 @@ A mutant whose mechanisms draw the noise for 10x the epsilon they record must be
 flagged; the estimator, audited on the same neighbours, must pass.
 """
 
+import contextvars
 import warnings
 
 import numpy as np
@@ -22,6 +23,7 @@ import pytest
 
 import skdp.naive_bayes._budget as budget_module
 import skdp.utils._centred_sums as centred_sums_module
+from skdp.accounting import record_spend
 from skdp.naive_bayes import GaussianNB
 from skdp.utils._audit import audit
 
@@ -124,8 +126,10 @@ def test_audit_flags_a_shared_count_with_too_little_noise(monkeypatch):
     """The count drawn for 50x its epsilon (5, not 0.1) is flagged against epsilon 1."""
     real = budget_module.geometric
 
-    def too_little_noise(value, *, epsilon, **kwargs):
-        return real(value, epsilon=50 * epsilon, **kwargs)
+    def too_little_noise(value, *, epsilon, **kwargs):  # the ledger is told epsilon
+        drawn = contextvars.Context().run(real, value, epsilon=50 * epsilon, **kwargs)
+        record_spend(epsilon, mechanism="geometric")
+        return drawn
 
     monkeypatch.setattr(budget_module, "geometric", too_little_noise)
     result = audit(
