@@ -3,6 +3,7 @@
 import pytest
 import sklearn
 from sklearn.base import is_classifier
+from sklearn.utils import get_tags
 from sklearn.utils.estimator_checks import parametrize_with_checks
 from sklearn.utils.fixes import parse_version
 
@@ -82,7 +83,8 @@ def _expected_failed_checks(estimator):
     grid_kmeans = isinstance(estimator, DPKMeans) and estimator.method == "grid"
     if isinstance(estimator, (DPKMeans, DPOPTICS)) and estimator.bounds is None:
         return {} if grid_kmeans else {"check_clustering": NO_BOUNDS_ON_50_ROWS}
-    if isinstance(estimator, (DPDecisionTree, RandomForestClassifier)) and OLD_SKLEARN:
+    # the tree, the forest and the searches around the tree (their default) take categories
+    if OLD_SKLEARN and get_tags(estimator).input_tags.categorical:
         return {"check_positive_only_tag_during_fit": SKLEARN_16_CATEGORICAL_CAST}
     return {}
 

@@ -76,9 +76,11 @@ class BasePrivateSearch(
 
     def _base_estimator(self):
         if self.estimator is None:
-            from skdp.naive_bayes import GaussianNB
+            # the tree needs no declared bounds (a scale-free split grid) and takes
+            # categorical columns: the default that works on most tables as they come
+            from skdp.tree import DPDecisionTree
 
-            return GaussianNB()
+            return DPDecisionTree()
         return self.estimator
 
     def __sklearn_tags__(self):

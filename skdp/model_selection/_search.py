@@ -27,7 +27,8 @@ class PrivateGridSearchCV(BasePrivateSearch):
     ----------
     estimator : skdp classifier or Pipeline, default=None
         The private classifier to tune (every step that learns from the data must be
-        an skdp estimator). None means :class:`skdp.naive_bayes.GaussianNB`.
+        an skdp estimator). None means :class:`skdp.tree.DPDecisionTree` with its
+        defaults (no declared bounds needed, categorical columns accepted).
     param_grid : dict or list of dicts, default=None
         The grid, as for ``GridSearchCV``. None (or a single point) has nothing to
         select: the candidate is fitted on all rows with the whole ``epsilon`` (unless
@@ -247,7 +248,7 @@ class PrivateRandomizedSearchCV(BasePrivateSearch):
     ----------
     estimator : skdp classifier or Pipeline, default=None
         The private classifier to tune. None means
-        :class:`skdp.naive_bayes.GaussianNB`.
+        :class:`skdp.tree.DPDecisionTree`.
     param_distributions : dict or list of dicts, default=None
         As for ``RandomizedSearchCV``; a list of dicts picks one uniformly per run.
         None (or a single point): one fit on all rows with the whole ``epsilon``, no
