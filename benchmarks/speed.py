@@ -197,7 +197,7 @@ def specs():
         Spec("ObjectivePerturbationLogistic", classification_data,
              _private("ObjectivePerturbationLogistic", public={"data_norm": norm, **classes}),
              lambda s: linear_model.LogisticRegression(), "LogisticRegression"),
-        Spec("PCA", regression_data, _private("PCA", 2, public={"data_norm": norm}),
+        Spec("PCA", regression_data, _private("PCA", 2, public={"data_norm": norm, **box}),
              lambda s: decomposition.PCA(2), "PCA(2)"),
         Spec("PrivateSVM", classification_data,
              _private("PrivateSVM", public={"data_norm": norm, **classes}),
