@@ -23,6 +23,8 @@ MAX_ITER, TOL = 300, 1e-4
 _BLOCK = 2**18
 # up to this many centres, nearest by a running minimum instead of argmin
 _FEW_CENTRES = 16
+# up to this many columns, per-cluster sums by one bincount per column
+_FEW_COLUMNS = 4
 
 
 def _labels(points, centres):
@@ -124,14 +126,25 @@ def kmeans_plusplus(points, weights, n_clusters, rng, squared_norms=None):
 
 def _weighted_means(weighted, weights, labels, previous):
     """Weighted mean of each cluster's points (``weighted``: the points times their
-    weights); an empty cluster keeps its centre."""
-    k = previous.shape[0]
+    weights); an empty cluster keeps its centre.
+
+    One ``bincount`` per column for a few columns, else one sort of the labels and a
+    segmented sum (``reduceat``): ``O(n d)`` either way, whatever the number of clusters.
+    """
+    k, d = previous.shape
     mass = np.bincount(labels, weights=weights, minlength=k)
-    filled = mass > 0
+    filled = np.flatnonzero(mass > 0)
+    if d <= _FEW_COLUMNS:
+        sums = np.column_stack(
+            [np.bincount(labels, weights=weighted[:, j], minlength=k) for j in range(d)]
+        )[filled]
+    else:
+        order = np.argsort(labels, kind="stable")
+        sizes = np.bincount(labels, minlength=k)[filled]
+        starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+        sums = np.add.reduceat(weighted[order], starts, axis=0)
     out = previous.copy()
-    for j in range(weighted.shape[1]):  # one bincount per column: d is small
-        sums = np.bincount(labels, weights=weighted[:, j], minlength=k)
-        out[filled, j] = sums[filled] / mass[filled]
+    out[filled] = sums / mass[filled, np.newaxis]
     return out
 
 
