@@ -1,6 +1,5 @@
 """PCA: principal components under pure epsilon-DP (Amin et al., NeurIPS 2019)."""
 
-import math
 from numbers import Integral, Real
 
 import numpy as np
@@ -31,6 +30,7 @@ from skdp.utils.validation import (
     MAX_DATA_NORM,
     RANDOM_STATE_CONSTRAINT,
     check_epsilon,
+    closing_share,
     resolve_bounds,
 )
 
@@ -311,7 +311,7 @@ class PCA(
             )  # fmt: skip
             split["data_norm"], norm, squared = self._row_norm(centring, epsilon, rng)
             scatter = centring.scatter(norm, squared_norms=squared, stacklevel=3)
-            left = epsilon - math.fsum(split.values())
+            left = closing_share(epsilon, ledger.total.epsilon)  # closes the ledger exactly
             self.method_ = self._resolve_method(d, k, centring.n, left)
             eigenvalues, components = self._release(scatter, k, left, split, rng)
         n_noisy, mean = centring.n, centring.mean

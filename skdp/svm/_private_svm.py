@@ -23,6 +23,8 @@ from skdp.utils.validation import (
     EPSILON_CONSTRAINT,
     MAX_DATA_NORM,
     RANDOM_STATE_CONSTRAINT,
+    check_epsilon,
+    closing_share,
     split_budget,
 )
 
@@ -346,9 +348,10 @@ class PrivateSVM(
             rows = design.rows() if self.mechanism == "output" else None
             self.epsilon_split_ = dict(inputs.epsilon_split)
             weights = []
-            for share, positive in zip(
-                split_budget(inputs.remaining, [1.0] * len(positives)), positives, strict=True
-            ):
+            shares = split_budget(inputs.remaining, [1.0] * len(positives))
+            for i, (share, positive) in enumerate(zip(shares, positives, strict=True)):
+                if i == len(positives) - 1:  # close the ledger's running total on epsilon
+                    share = closing_share(check_epsilon(self.epsilon), ledger.total.epsilon)
                 if self.mechanism == "output":
                     sign = np.where(codes == positive, 1.0, -1.0)
                     weights.append(self._output_perturbation(rows, sign, share, rng))

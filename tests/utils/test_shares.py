@@ -8,8 +8,10 @@ import pytest
 from hypothesis import given, settings
 from sklearn.datasets import load_iris
 
+from skdp.decomposition import PCA
 from skdp.linear_model import FunctionalMechanismRegressor
 from skdp.naive_bayes import GaussianNB
+from skdp.svm import PrivateSVM
 from skdp.utils.validation import closing_share, split_budget
 
 
@@ -66,3 +68,13 @@ def test_functional_mechanism_spends_epsilon_to_the_last_bit(epsilon):
     model = FunctionalMechanismRegressor(epsilon=epsilon, random_state=0).fit(X[:, :3], X[:, 3])
     assert model.privacy_spent_.epsilon == epsilon
     assert model.epsilon_split_["moments"] > 0
+
+
+@pytest.mark.parametrize("epsilon", [0.3, 1.3, 2.9])
+def test_pca_and_svm_never_spend_more_than_epsilon(epsilon):
+    X = load_iris().data
+    y = (X[:, 0] > 5.8).astype(int)
+    pca = PCA(2, epsilon=epsilon, random_state=0).fit(X)
+    assert pca.privacy_spent_.epsilon == epsilon
+    svm = PrivateSVM(epsilon=epsilon, classes=[0, 1], random_state=0).fit(X, y)
+    assert epsilon - 1e-15 * epsilon <= svm.privacy_spent_.epsilon <= epsilon
