@@ -182,7 +182,8 @@ class DPDecisionTree(DifferentialPrivacyMixin, ClassifierMixin, TransformerMixin
     their joint Max score on both levels' budget (:mod:`skdp.tree._lookahead`).
 
     The classifiers take counts at or below ``min(max(2, ln(m) / 2) / eps_counts,
-    n_est / m)`` (``m`` counts) as empty, so a small release is never emptied whole;
+    n_est / m)`` (``m`` counts; 0 for ``m <= 8``) as empty, so a small release is
+    never emptied whole;
     when nothing passes they predict the uniform distribution (ties go to the first
     class).
 

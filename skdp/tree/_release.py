@@ -52,7 +52,7 @@ def leaf_probabilities(attributes, cut_history, counts, min_count):
     """
     totals = counts.sum(axis=1)
     probabilities = np.zeros(counts.shape, dtype=float)
-    done = totals >= min_count
+    done = (totals >= min_count) & (totals > 0)
     probabilities[done] = counts[done] / totals[done, None]
     for stage in range(len(cut_history) - 2, -1, -1):
         if done.all():

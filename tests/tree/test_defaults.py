@@ -11,7 +11,8 @@ from sklearn.datasets import load_breast_cancer, load_iris, load_wine
 from skdp.exceptions import ClippingWarning, PrivacyLeakWarning
 from skdp.tree import DPDecisionTree, _maxgddp
 from skdp.tree._attributes import SIGNED_GRID, NumericAttribute, OrderedCategoricalAttribute
-from skdp.tree._budget import AUTO_MAX, COUNT_SHARE_TREE, Plan, auto_levels, plan
+from skdp.tree._budget import AUTO_MAX, COUNT_SHARE_TREE, Plan, auto_levels, noise_floor, plan
+from skdp.tree._release import fit_classifier
 from skdp.tree._specialization import Specializer
 
 
@@ -237,3 +238,34 @@ def test_non_finite_values_get_a_clear_error(bad):
     X.loc[3, "b"] = bad
     with pytest.raises(ValueError, match="NaN or infinity in column 'b'"):
         DPDecisionTree(classes=[0, 1]).fit(X, np.arange(10) % 2)
+
+
+@pytest.mark.parametrize("kind", ["tree", "leaf"])
+def test_a_one_cut_release_keeps_every_positive_count(kind):
+    # Breast cancer at epsilon 0.1, one cut: the noisy counts (malignant, benign) of
+    # the two cells were (0, 26) and (124, 51) (true 32 / 228 and 109 / 10). A floor
+    # of 70 emptied the first cell whole and the tree on the release called every row
+    # malignant (accuracy 0.37); 4 counts are under UNFLOORED_COUNTS: both cells keep
+    # their own majority.
+    attribute = NumericAttribute("perimeter", 43.0, 189.0, 15)
+    before = [list(attribute.cut)]
+    attribute.specialize(0, 97.75)
+    history = [before, [list(attribute.cut)]]
+    counts = np.array([[0, 26], [124, 51]])
+    assert noise_floor(0.0265, counts.size, 280.0) == 0.0
+    proba, tree, present = fit_classifier(
+        kind, [attribute], history, counts, 0.0265, 280.0, np.random.default_rng(0)
+    )
+    if kind == "tree":
+        labels = present[tree.predict(np.array([[0], [1]]))]
+    else:
+        labels = proba.argmax(axis=1)
+    np.testing.assert_array_equal(labels, [1, 0])
+    # an empty cell takes the coarser cell's frequencies (not 0 / 0)
+    empty, _, _ = fit_classifier(
+        "leaf", [attribute], history, np.array([[0, 0], [124, 51]]), 0.0265, 280.0,
+        np.random.default_rng(0),
+    )  # fmt: skip
+    np.testing.assert_allclose(empty[0], [124 / 175, 51 / 175])
+    # a larger release keeps its floor
+    assert noise_floor(0.0265, 12, 280.0) == pytest.approx(280.0 / 12)
