@@ -75,6 +75,10 @@ class CentredSums:
     half: np.ndarray
 
 
+# rows per block of the exact statistics
+CHUNK_ROWS = 2**16
+
+
 class _BlockStatistics:
     """Exact per-group counts, centred sums and squares of a block of rows, and how
     many values were clipped (picklable: dask runs it where the blocks live)."""
@@ -90,13 +94,24 @@ class _BlockStatistics:
         groups = np.asarray(groups, dtype=np.int64)
         if groups.size and (groups.min() < 0 or groups.max() >= self.n_groups):
             raise ValueError(f"groups must be integers in [0, n_groups={self.n_groups})")
-        n_clipped = np.count_nonzero((X < self.lower) | (X > self.upper))
-        # clipping the scaled values clips X to [lower, upper], and holds despite rounding
-        t = np.clip((X - self.centre) / self.half, -1.0, 1.0)
-        k = self.n_groups
-        count = np.bincount(groups, minlength=k)
-        squares = _group_sums(t**2 - 0.5, groups, k) if self.squares else np.zeros((k, 0))
-        return count, _group_sums(t, groups, k), squares, n_clipped
+        k, d = self.n_groups, X.shape[1]
+        sums, squares = np.zeros((k, d)), np.zeros((k, d if self.squares else 0))
+        n_clipped = 0
+        # blocks of rows: the temporaries stay small whatever n (peak memory)
+        for start in range(0, X.shape[0], CHUNK_ROWS):
+            block, group = X[start : start + CHUNK_ROWS], groups[start : start + CHUNK_ROWS]
+            n_clipped += np.count_nonzero(block < self.lower)
+            n_clipped += np.count_nonzero(block > self.upper)
+            # clipping the scaled values clips X to [lower, upper], despite rounding
+            t = block - self.centre
+            t /= self.half
+            np.clip(t, -1.0, 1.0, out=t)
+            sums += _group_sums(t, group, k)
+            if self.squares:
+                t *= t
+                t -= 0.5
+                squares += _group_sums(t, group, k)
+        return np.bincount(groups, minlength=k), sums, squares, n_clipped
 
 
 def _group_sums(values, groups, n_groups):

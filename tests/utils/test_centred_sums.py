@@ -143,3 +143,22 @@ def test_a_dask_array_gives_the_numpy_release():
     np.testing.assert_array_equal(lazy.count, in_memory.count)
     np.testing.assert_allclose(lazy.mean, in_memory.mean, rtol=1e-9)
     np.testing.assert_allclose(lazy.var, in_memory.var, rtol=1e-9)
+
+
+def test_exact_statistics_take_blocks_not_copies_of_x():
+    import tracemalloc
+
+    from skdp.utils._centred_sums import _BlockStatistics
+
+    X = np.random.default_rng(0).normal(size=(300_000, 4))
+    statistics = _BlockStatistics(np.full(4, -2.0), np.full(4, 2.0), 3, squares=True)
+    groups = np.arange(X.shape[0]) % 3
+    tracemalloc.start()
+    count, sums, squares, n_clipped = statistics(X, groups)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 0.5 * X.nbytes  # a scaled copy alone would be X.nbytes
+    t = np.clip(X / 2.0, -1.0, 1.0)
+    np.testing.assert_allclose(sums[1], t[groups == 1].sum(axis=0))
+    np.testing.assert_allclose(squares[2], (t[groups == 2] ** 2 - 0.5).sum(axis=0))
+    assert n_clipped == np.count_nonzero(np.abs(X) > 2.0) and count.tolist() == [100_000] * 3
