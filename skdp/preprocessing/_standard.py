@@ -8,6 +8,7 @@ from skdp.mechanisms import check_random_state
 from skdp.preprocessing._base import AffineScalerMixin, declared_bounds
 from skdp.utils._bounds import estimate_public_inputs
 from skdp.utils._centred_sums import centred_sums
+from skdp.utils._shares import close_last_share
 from skdp.utils._stats import as_dask_array, is_dask_collection, require_public
 from skdp.utils.validation import (
     EPSILON_CONSTRAINT,
@@ -211,6 +212,11 @@ class StandardScaler(AffineScalerMixin, BaseEstimator):
                 epsilon = found.remaining
             if weights:
                 split.update(split_budget(epsilon, weights))
+                parts = {name: split[name] for name in ("count", "sums", "squares")}
+                close_last_share(
+                    parts, epsilon=check_epsilon(self.epsilon), spent=ledger.total.epsilon
+                )
+                split.update(parts)
                 stats = centred_sums(
                     X, *declared, epsilon_count=split["count"], epsilon_sums=split["sums"],
                     epsilon_squares=split["squares"] or None, stacklevel=4, random_state=rng,

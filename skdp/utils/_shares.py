@@ -2,7 +2,7 @@
 
 import math
 
-__all__ = ["closing_share"]
+__all__ = ["close_last_share", "closing_share"]
 
 
 def closing_share(epsilon, spent):
@@ -46,3 +46,37 @@ def closing_share(epsilon, spent):
     if share <= 0:
         raise ValueError(f"nothing left of epsilon={epsilon!r} after spending {spent!r}")
     return share
+
+
+def close_last_share(shares, *, epsilon, spent):
+    """Make the last positive share close the ledger on ``epsilon`` (in place).
+
+    ``shares`` maps names to epsilons in the order the fit spends them, after
+    ``spent``; the last positive one becomes :func:`closing_share` of what the ledger
+    has added up before it.
+
+    Parameters
+    ----------
+    shares : dict of str to float
+        In spending order; at least one positive.
+    epsilon : float
+        The whole budget.
+    spent : float
+        The ledger's total before the first of ``shares``.
+
+    Returns
+    -------
+    dict
+        ``shares``.
+
+    Examples
+    --------
+    >>> from skdp.utils._shares import close_last_share
+    >>> close_last_share({"count": 0.03, "sums": 0.135, "squares": 0.135}, epsilon=0.3, spent=0.0)
+    {'count': 0.03, 'sums': 0.135, 'squares': 0.13499999999999998}
+    """
+    names = [name for name, share in shares.items() if share > 0]
+    for name in names[:-1]:
+        spent += shares[name]
+    shares[names[-1]] = closing_share(epsilon, spent)
+    return shares
