@@ -10,18 +10,12 @@ from sklearn.utils.validation import (
 
 from skdp.accounting import PrivacyLedger
 from skdp.base import DifferentialPrivacyMixin
-from skdp.mechanisms import check_random_state, geometric
-from skdp.tree._budget import COUNT_SHARE_TREE, grow, plan
+from skdp.mechanisms import check_random_state
+from skdp.tree._budget import COUNT_SHARE_TREE, plan
 from skdp.tree._columns import as_frame, dask_input, dask_records, fit_input, split_columns
+from skdp.tree._fit_release import release_random, release_selected
 from skdp.tree._params import PARAMETER_CONSTRAINTS
 from skdp.tree._predict import Model, lazy_apply, lazy_generalize
-from skdp.tree._random_cuts import (
-    grow_random,
-    label_leaves,
-    random_cut_records,
-    random_release,
-)
-from skdp.tree._release import cut_records, fit_classifier, release_frame
 from skdp.tree._specialization import Specializer
 from skdp.utils._bounds import estimate_public_inputs
 from skdp.utils._stats import is_dask_collection
@@ -284,41 +278,12 @@ class DPDecisionTree(DifferentialPrivacyMixin, ClassifierMixin, TransformerMixin
                 self.n_levels, public.n_samples, public.epsilon_split["n_samples"],
                 public.remaining, self.leaf_budget, len(classes),
             )  # fmt: skip
-            release = self._release_random if the_plan.free else self._release_selected
-            spent = release(spec, the_plan, ledger, classes, rng)
+            release = release_random if the_plan.free else release_selected
+            spent = release(self, spec, the_plan, ledger, classes, rng)
         self.epsilon_split_ = {"n_samples": public.epsilon_split["n_samples"], **spent}
         self.privacy_spent_ = ledger.total
         self.classes_ = classes
         return self
-
-    def _release_selected(self, spec, the_plan, ledger, classes, rng):
-        """Selected specializations, then a noisy count for every cell x class."""
-        with PrivacyLedger() as selecting:
-            self.n_levels_ = grow(self, spec, the_plan, rng)
-        # the rest, as the ledger adds it up (so that it totals epsilon exactly)
-        counts_epsilon = float(self.epsilon) - ledger.total.epsilon
-        noisy = geometric(spec.cell_counts(), epsilon=counts_epsilon, random_state=rng)
-        attributes, names = self._columns.attributes, self._columns.names
-        self.cuts_ = cut_records(attributes, names, spec.history)
-        self.release_ = release_frame(attributes, names, noisy, classes)
-        self._random_cuts = None
-        self._leaf_proba, self._tree, self._tree_classes = fit_classifier(
-            self.classifier, attributes, spec.cut_history, np.clip(noisy, 0, None),
-            counts_epsilon, the_plan.n_est, rng,
-        )  # fmt: skip
-        return {"selection": selecting.total.epsilon, "counts": counts_epsilon}
-
-    def _release_random(self, spec, the_plan, ledger, classes, rng):
-        """Public cuts node by node, then one permute-and-flip label per leaf."""
-        attributes, names = self._columns.attributes, self._columns.names
-        cuts = grow_random(attributes, the_plan.n_levels, len(classes), self.max_cells, rng)
-        labels_epsilon = float(self.epsilon) - ledger.total.epsilon
-        self._random_cuts = label_leaves(cuts, spec, labels_epsilon, rng)
-        self.n_levels_ = cuts.depth
-        self.cuts_ = random_cut_records(attributes, names, cuts)
-        self.release_ = random_release(attributes, names, cuts, classes)
-        self._leaf_proba = self._tree = self._tree_classes = None
-        return {"selection": 0.0, "labels": labels_epsilon}
 
     def transform(self, X):
         """Generalize ``X`` to the released cuts: each column's concept index in its cut.

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import skdp.tree._budget as budget
-import skdp.tree._classes as tree_module
+import skdp.tree._fit_release as tree_module
 from skdp.tree import DPDecisionTree
 from skdp.utils._audit import audit
 

@@ -51,7 +51,7 @@ def test_a_fit_inside_an_outer_ledger_is_charged_there():
 
 
 def test_every_cell_is_noised_including_empty_ones(monkeypatch):
-    import skdp.tree._classes as classes_module
+    import skdp.tree._fit_release as classes_module
 
     seen = {}
     real = classes_module.geometric
