@@ -154,10 +154,8 @@ def _sklearn_naive_bayes(task, seed):
 def _diffprivlib_naive_bayes(task, epsilon, seed):
     from diffprivlib.models import GaussianNB as DiffprivlibGaussianNB
 
-    model = DiffprivlibGaussianNB(
-        epsilon=epsilon, bounds=encoded_bounds(task), classes=task.public["classes"],
-        random_state=seed,
-    )  # fmt: skip
+    # diffprivlib 0.6.6's GaussianNB takes no class list: it reads the labels from y
+    model = DiffprivlibGaussianNB(epsilon=epsilon, bounds=encoded_bounds(task), random_state=seed)
     return encoded(task, model)
 
 
