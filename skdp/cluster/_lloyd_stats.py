@@ -81,13 +81,18 @@ def cluster_sums(values, centres, *, chunk_rows=CHUNK_ROWS):
     """
     k = centres.shape[0]
     counts, sums = np.zeros(k, dtype=np.int64), np.zeros((k, values.shape[1]))
-    half_norms = 0.5 * np.einsum("ij,ij->i", centres, centres)
-    for rows in _blocks(values.shape[0], k, chunk_rows):
-        block = values[rows]
-        labels = nearest_centres(block, centres, half_norms)
+    for block, labels in _assigned_blocks(values, centres, chunk_rows):
         counts += np.bincount(labels, minlength=k)
         sums += _column_sums(block, labels, k)
     return counts, sums
+
+
+def _assigned_blocks(values, centres, chunk_rows):
+    """``(block, labels)`` per block of rows: each row's nearest centre."""
+    half_norms = 0.5 * np.einsum("ij,ij->i", centres, centres)
+    for rows in _blocks(values.shape[0], centres.shape[0], chunk_rows):
+        block = values[rows]
+        yield block, nearest_centres(block, centres, half_norms)
 
 
 def clipping_radii(centres):
@@ -138,10 +143,7 @@ def cluster_displacements(values, centres, scale, radii, *, chunk_rows=CHUNK_ROW
     """
     k = centres.shape[0]
     counts, sums = np.zeros(k, dtype=np.int64), np.zeros((k, values.shape[1]))
-    half_norms = 0.5 * np.einsum("ij,ij->i", centres, centres)
-    for rows in _blocks(values.shape[0], k, chunk_rows):
-        block = values[rows]
-        labels = nearest_centres(block, centres, half_norms)
+    for block, labels in _assigned_blocks(values, centres, chunk_rows):
         moves = block - centres[labels]
         moves /= scale
         moves /= radii[labels, np.newaxis]

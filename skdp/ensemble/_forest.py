@@ -1,7 +1,6 @@
 """RandomForestClassifier: DPDecisionTrees on disjoint random parts of the records."""
 
 import contextvars
-import math
 from numbers import Integral
 
 import numpy as np
@@ -27,7 +26,7 @@ from skdp.tree._columns import as_frame
 from skdp.tree._params import PARAMETER_CONSTRAINTS as TREE_CONSTRAINTS
 from skdp.utils._bounds import estimate_public_inputs
 from skdp.utils._stats import is_dask_collection
-from skdp.utils.validation import resolve_classes
+from skdp.utils.validation import closing_share, resolve_classes
 
 __all__ = ["RandomForestClassifier"]
 
@@ -241,7 +240,7 @@ class RandomForestClassifier(DifferentialPrivacyMixin, ClassifierMixin, BaseEsti
                     count_share=COUNT_SHARE_FOREST, random_state=rng,
                 )  # fmt: skip
                 count = public.epsilon_split["n_samples"]
-                tree_epsilon = _rest(epsilon, count)
+                tree_epsilon = closing_share(epsilon, count)
                 n_estimators = n_trees(public.n_samples, count, tree_epsilon)
             else:
                 count, tree_epsilon, n_estimators = 0.0, epsilon, self.n_estimators
@@ -341,17 +340,6 @@ class RandomForestClassifier(DifferentialPrivacyMixin, ClassifierMixin, BaseEsti
         tags.classifier_tags.poor_score = True
         tags.input_tags.categorical = True  # DataFrame columns of categories or strings
         return tags
-
-
-def _rest(epsilon, spent):
-    """The largest ``rest`` with ``spent + rest <= epsilon`` in floating point, so that the
-    ledger (count, then the trees' maximum) totals ``epsilon`` exactly."""
-    rest = epsilon - spent
-    while spent + rest > epsilon:
-        rest = math.nextafter(rest, 0.0)
-    while spent + math.nextafter(rest, math.inf) <= epsilon and spent + rest < epsilon:
-        rest = math.nextafter(rest, math.inf)
-    return rest
 
 
 def _fit_detached(tree, X, y):

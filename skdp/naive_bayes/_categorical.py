@@ -17,6 +17,7 @@ from skdp.naive_bayes._categories import (
     resolve_categories,
 )
 from skdp.naive_bayes._counts import category_counts, noisy_class_counts, pooled_class_count
+from skdp.naive_bayes._priors import check_priors
 from skdp.utils._bounds import bounds_share, estimate_bounds, warn_public_bounds
 from skdp.utils._numeric_input import validate_numeric_data
 from skdp.utils.validation import (
@@ -225,14 +226,8 @@ class CategoricalNB(DifferentialPrivacyMixin, ClassifierMixin, BaseEstimator):
 
     def _log_prior(self, class_count):
         n_classes = class_count.size
-        if self.class_prior is not None:
-            prior = np.asarray(self.class_prior, dtype=float)
-            if prior.shape != (n_classes,):
-                raise ValueError(f"Number of priors must match number of classes ({n_classes}).")
-            if not np.all(np.isfinite(prior)) or np.any(prior < 0):
-                raise ValueError("Priors must be non-negative and finite.")
-            if not np.isclose(prior.sum(), 1.0):
-                raise ValueError("The sum of the priors should be 1.")
+        prior = check_priors(self.class_prior, n_classes)
+        if prior is not None:
             with np.errstate(divide="ignore"):
                 return np.log(prior)
         if not self.fit_prior:

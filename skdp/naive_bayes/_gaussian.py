@@ -11,6 +11,7 @@ from skdp.accounting import PrivacyLedger
 from skdp.base import DifferentialPrivacyMixin
 from skdp.mechanisms import check_random_state
 from skdp.naive_bayes._budget import SPLIT, counts_then_bounds
+from skdp.naive_bayes._priors import check_priors
 from skdp.naive_bayes._released import _Released
 from skdp.naive_bayes._small_budget import pooled_means, pooled_variance
 from skdp.utils._centred_sums import VAR_FLOOR, centred_sums
@@ -238,19 +239,6 @@ class GaussianNB(DifferentialPrivacyMixin, ClassifierMixin, BaseEstimator):
         tags.classifier_tags.poor_score = True
         return tags
 
-    def _public_priors(self, n_classes):
-        """``priors`` as an array, checked (None stays None)."""
-        if self.priors is None:
-            return None
-        priors = np.asarray(self.priors, dtype=float)
-        if priors.shape != (n_classes,):
-            raise ValueError(f"Number of priors must match number of classes ({n_classes}).")
-        if not np.all(np.isfinite(priors)) or np.any(priors < 0):
-            raise ValueError("Priors must be non-negative and finite.")
-        if not np.isclose(priors.sum(), 1.0):
-            raise ValueError("The sum of the priors should be 1.")
-        return priors
-
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
         """Fit the private model.
@@ -279,7 +267,7 @@ class GaussianNB(DifferentialPrivacyMixin, ClassifierMixin, BaseEstimator):
             classes, codes = resolve_classes(
                 self.classes, y, estimator_name=type(self).__name__, stacklevel=4
             )
-        priors = self._public_priors(len(classes))
+        priors = check_priors(self.priors, len(classes))
         epsilon = check_epsilon(self.epsilon)
         rng = check_random_state(self.random_state)
         names = getattr(self, "feature_names_in_", None)
