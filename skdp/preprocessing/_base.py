@@ -6,17 +6,40 @@ from sklearn.utils import metadata_routing
 from sklearn.utils.validation import FLOAT_DTYPES, check_is_fitted
 
 from skdp.base import DifferentialPrivacyMixin
+from skdp.utils._joint_quantiles import joint_quantiles
+from skdp.utils._shares import close_last_share
 from skdp.utils._numeric_input import validate_numeric_data
 from skdp.utils._stats import as_dask_array, is_dask_collection
 from skdp.utils.validation import resolve_bounds
 
-__all__ = ["AffineScalerMixin", "declared_bounds"]
+__all__ = ["AffineScalerMixin", "declared_bounds", "feature_quantiles"]
 
 
 def declared_bounds(estimator, n_features):
     """The estimator's public ``bounds`` as ``(lower, upper)`` arrays, or None to estimate."""
     names = getattr(estimator, "feature_names_in_", None)
     return resolve_bounds(estimator.bounds, n_features, feature_names=names)
+
+
+def feature_quantiles(X, levels, lower, upper, *, n_candidates, epsilon, ledger, budget, rng):
+    """Per feature, all ``levels`` in one JointExp draw in its box, ``epsilon / d`` each.
+
+    The last feature's share closes ``ledger`` on ``budget`` (the fit's whole epsilon):
+    ``d`` float shares of ``epsilon / d`` can add up to one unit in the last place above
+    or below it, and :func:`skdp.utils._shares.close_last_share` gives the last one the
+    rounding. Returns an array of shape ``(len(levels), d)``, increasing down each column.
+    """
+    d = X.shape[1]
+    shares = close_last_share(
+        dict.fromkeys(range(d), epsilon / d), epsilon=budget, spent=ledger.total.epsilon
+    )
+    columns = [
+        joint_quantiles(
+            X[:, j], levels, (float(lower[j]), float(upper[j])), n_candidates, shares[j], rng
+        )
+        for j in range(d)
+    ]
+    return np.ascontiguousarray(np.array(columns, dtype=float).T)
 
 
 class AffineScalerMixin(DifferentialPrivacyMixin, OneToOneFeatureMixin, TransformerMixin):

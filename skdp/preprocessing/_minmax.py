@@ -7,9 +7,8 @@ from sklearn.base import BaseEstimator, _fit_context
 
 from skdp.accounting import PrivacyBudget, PrivacyLedger
 from skdp.mechanisms import check_random_state
-from skdp.preprocessing._base import AffineScalerMixin, declared_bounds
+from skdp.preprocessing._base import AffineScalerMixin, declared_bounds, feature_quantiles
 from skdp.utils._bounds import estimate_public_inputs
-from skdp.utils._joint_quantiles import joint_quantiles
 from skdp.utils._quantiles import _as_fraction
 from skdp.utils.validation import EPSILON_CONSTRAINT, RANDOM_STATE_CONSTRAINT, check_epsilon
 
@@ -21,19 +20,12 @@ N_CANDIDATES = 257
 DEFAULT_QUANTILES = (0.01, 0.99)
 
 
-def _joint_quantiles(X, levels, lower, upper, *, epsilon, rng):
-    """Per feature, both ``levels`` by JointExp in its box, ``epsilon / d`` each."""
-    each = epsilon / X.shape[1]
+def _quantile_levels(levels):
+    """``levels`` as exact fractions, checked increasing."""
     fractions = [Fraction(*_as_fraction(level)) for level in levels]
     if fractions[0] >= fractions[1]:
         raise ValueError(f"quantile_range must be increasing, got {tuple(levels)!r}")
-    pairs = [
-        joint_quantiles(
-            X[:, j], fractions, (float(lower[j]), float(upper[j])), N_CANDIDATES, each, rng
-        )
-        for j in range(X.shape[1])
-    ]
-    return np.array([p[0] for p in pairs]), np.array([p[1] for p in pairs])
+    return fractions
 
 
 class MinMaxScaler(AffineScalerMixin, BaseEstimator):
@@ -250,9 +242,10 @@ class MinMaxScaler(AffineScalerMixin, BaseEstimator):
                 lower, upper = declared
                 split = {"n_samples": 0.0, "bounds": 0.0, "quantiles": float(self.epsilon)}
                 self.n_samples_seen_, self.bounds_tier_ = None, None
-                self.data_min_, self.data_max_ = _joint_quantiles(
-                    X, levels, lower, upper, epsilon=check_epsilon(self.epsilon),
-                    rng=check_random_state(self.random_state),
+                self.data_min_, self.data_max_ = feature_quantiles(
+                    X, _quantile_levels(levels), lower, upper, n_candidates=N_CANDIDATES,
+                    epsilon=check_epsilon(self.epsilon), ledger=ledger,
+                    budget=check_epsilon(self.epsilon), rng=check_random_state(self.random_state),
                 )  # fmt: skip
             else:
                 rng = check_random_state(self.random_state)
@@ -266,9 +259,11 @@ class MinMaxScaler(AffineScalerMixin, BaseEstimator):
                 lower, upper = found.bounds
                 split = {**found.epsilon_split, "quantiles": found.remaining}
                 split.pop("data_norm")
-                self.data_min_, self.data_max_ = _joint_quantiles(
-                    X, levels, lower, upper, epsilon=found.remaining, rng=rng
-                )
+                self.data_min_, self.data_max_ = feature_quantiles(
+                    X, _quantile_levels(levels), lower, upper, n_candidates=N_CANDIDATES,
+                    epsilon=found.remaining, ledger=ledger, budget=check_epsilon(self.epsilon),
+                    rng=rng,
+                )  # fmt: skip
                 self.n_samples_seen_, self.bounds_tier_ = found.n_samples, found.bounds_tier
         self.bounds_ = (lower, upper)
         self.epsilon_split_ = split

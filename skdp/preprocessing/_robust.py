@@ -8,9 +8,8 @@ from sklearn.base import BaseEstimator, _fit_context
 
 from skdp.accounting import PrivacyBudget, PrivacyLedger
 from skdp.mechanisms import check_random_state
-from skdp.preprocessing._base import AffineScalerMixin, declared_bounds
+from skdp.preprocessing._base import AffineScalerMixin, declared_bounds, feature_quantiles
 from skdp.utils._bounds import estimate_public_inputs
-from skdp.utils._joint_quantiles import joint_quantiles
 from skdp.utils._quantiles import _as_fraction
 from skdp.utils.validation import EPSILON_CONSTRAINT, RANDOM_STATE_CONSTRAINT, check_epsilon
 
@@ -19,21 +18,6 @@ __all__ = ["RobustScaler"]
 # JointExp's time grows like the square of the candidates (as in MinMaxScaler): a grid
 # step of 1/512 of the box costs about 0.1 s per feature for three levels
 N_CANDIDATES = 513
-
-
-def _feature_quantiles(X, levels, lower, upper, *, epsilon, rng):
-    """Per feature, all ``levels`` in one JointExp draw in its box, ``epsilon / d`` each.
-
-    Returns an array of shape ``(len(levels), d)``, strictly increasing down each column.
-    """
-    each = epsilon / X.shape[1]
-    columns = [
-        joint_quantiles(
-            X[:, j], levels, (float(lower[j]), float(upper[j])), N_CANDIDATES, each, rng
-        )
-        for j in range(X.shape[1])
-    ]
-    return np.ascontiguousarray(np.array(columns, dtype=float).T)
 
 
 class RobustScaler(AffineScalerMixin, BaseEstimator):
@@ -239,7 +223,10 @@ class RobustScaler(AffineScalerMixin, BaseEstimator):
                 epsilon = found.remaining
             if levels:
                 split["quantiles"] = epsilon
-                quantiles = _feature_quantiles(X, levels, *box, epsilon=epsilon, rng=rng)
+                quantiles = feature_quantiles(
+                    X, levels, *box, n_candidates=N_CANDIDATES, epsilon=epsilon, ledger=ledger,
+                    budget=check_epsilon(self.epsilon), rng=rng,
+                )  # fmt: skip
         self.bounds_ = box
         self.epsilon_split_ = split
         self.privacy_spent_ = ledger.total
