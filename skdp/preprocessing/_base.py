@@ -7,8 +7,8 @@ from sklearn.utils.validation import FLOAT_DTYPES, check_is_fitted
 
 from skdp.base import DifferentialPrivacyMixin
 from skdp.utils._joint_quantiles import joint_quantiles
-from skdp.utils._shares import close_last_share
 from skdp.utils._numeric_input import validate_numeric_data
+from skdp.utils._shares import close_last_share
 from skdp.utils._stats import as_dask_array, is_dask_collection
 from skdp.utils.validation import resolve_bounds
 
