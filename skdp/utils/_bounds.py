@@ -18,7 +18,8 @@ Budget (add/remove neighbours; all shares post-process earlier releases):
      for the ``BOUNDS_QUANTILE`` quantile ``R_j`` of ``|x_j|`` (``1 - SIGN_SHARE`` of
      it) and a noisy histogram of the signs ``(#{x_j < 0}, #{x_j > 0})`` (the rest;
      L1 sensitivity 1, a record is in one cell at most). The box is ``[-R_j, R_j]``,
-     with a side set to 0 when its noisy count is negligible (:func:`_sign_sides`).
+     with a side set to 0 when its noisy count is negligible
+     (:func:`skdp.utils._bounds_scan.sign_sides`).
      Scanning ``|x_j|`` rather than ``x_j`` and ``-x_j`` keeps the scan's gap at its
      full ``q n`` on centred data: upwards from 0 on ``x_j`` the half of the values
      below 0 already count, and the scan stopped near 0 on most runs;
@@ -37,6 +38,10 @@ Budget (add/remove neighbours; all shares post-process earlier releases):
 * ``data_norm``: ``clip(NORM_RECORDS / (n~ epsilon), 0.05, 0.25)`` of epsilon on the
   ``NORM_QUANTILE`` (90%) quantile of the row L2 norms (one scan, sensitivity one
   value), lowered the same way.
+
+On many rows (``n~`` large against what a scan needs) the bounds and norm scans read a
+Poisson subsample, with a public rate from ``n~`` and the scan's epsilon, and charge
+their full share (:mod:`skdp.utils._bounds_scan`: the privacy argument).
 """
 
 import math
@@ -47,6 +52,21 @@ import numpy as np
 
 from skdp.exceptions import PublicBoundsWarning
 from skdp.mechanisms import check_random_state, geometric
+from skdp.utils._bounds_scan import feature_boxes, poisson_subsample, subsample_rate
+from skdp.utils._bounds_shares import (  # noqa: F401 (the rules' constants, re-exported)
+    MARGIN_RECORDS,
+    MAX_BOUNDS_SHARE,
+    MAX_NORM_SHARE,
+    MIN_BOUNDS_SHARE,
+    MIN_NORM_SHARE,
+    MIN_QUANTILE,
+    NORM_RECORDS,
+    TIER1_RECORDS,
+    TIER2_RECORDS,
+    bounds_share,
+    margin_quantile,
+    norm_share,
+)
 from skdp.utils._quantiles import scan_quantile
 from skdp.utils.validation import check_epsilon
 
@@ -68,19 +88,8 @@ __all__ = [
 COUNT_SHARE = 0.05
 BOUNDS_QUANTILE = 0.98
 NORM_QUANTILE = 0.9
-MIN_BOUNDS_SHARE, MAX_BOUNDS_SHARE = 0.1, 0.6
-MIN_NORM_SHARE, MAX_NORM_SHARE = 0.05, 0.25
-# tier 1: the share of a feature's budget its sign histogram takes, and how many noise
-# scales above 2% of the noisy total a side's count must be to count as present
-SIGN_SHARE, SIGN_SCALES = 0.25, 2.0
-# n~ epsilon that one bounds scan needs: 30 keeps early stops below the data rare
-# (the gap q n~ epsilon / 2 is ~11 noise units); tier 2 has two scans (one per sign)
-TIER1_RECORDS, TIER2_RECORDS = 30.0, 60.0
-NORM_RECORDS = 40.0
-# Past the data the rank query exceeds its threshold by (1 - q) n records only: with
-# (1 - q) n~ epsilon_scan < MARGIN_RECORDS a large threshold draw lets the scan run far
-# past the data. The quantile is lowered (down to MIN_QUANTILE) to keep that margin.
-MARGIN_RECORDS, MIN_QUANTILE = 6.0, 0.75
+# tier 1: the share of a feature's budget its sign histogram takes
+SIGN_SHARE = 0.25
 FALLBACK_BOUND = 100.0
 # the narrowest box: wider than any grid step near zero
 _MIN_WIDTH = 2.0**-30
@@ -98,69 +107,14 @@ def noisy_count(n_samples, *, epsilon, random_state=None):
     return max(int(geometric(int(n_samples), epsilon=epsilon, random_state=random_state)), 1)
 
 
-def bounds_share(n_noisy, epsilon, n_features):
-    """``(share, tier)``: the share of epsilon private bounds take, and their tier.
-
-    A function of public values and the noisy count only (module docstring).
-
-    Examples
-    --------
-    >>> from skdp.utils._bounds import bounds_share
-    >>> bounds_share(30000, 1.0, 6), bounds_share(105, 1.0, 4), bounds_share(10, 0.1, 4)
-    ((0.1, 1), (0.5714285714285714, 2), (0.0, 3))
-    """
-    scale = max(n_noisy, 1) * epsilon
-    per_feature = 2 * n_features * TIER1_RECORDS / scale
-    if per_feature <= MAX_BOUNDS_SHARE:
-        return max(per_feature, MIN_BOUNDS_SHARE), 1
-    box = TIER2_RECORDS / scale
-    if box <= MAX_BOUNDS_SHARE:
-        return max(box, MIN_BOUNDS_SHARE), 2
-    return 0.0, 3
-
-
-def norm_share(n_noisy, epsilon):
-    """The share of epsilon a private row-norm bound takes (module docstring)."""
-    share = NORM_RECORDS / (max(n_noisy, 1) * epsilon)
-    return min(max(share, MIN_NORM_SHARE), MAX_NORM_SHARE)
-
-
-def margin_quantile(q, n_noisy, epsilon):
-    """``q`` lowered so that ``(1 - q) n~ epsilon >= MARGIN_RECORDS`` (not below 0.75).
-
-    A function of public values and the noisy count only; ``n_noisy=None`` keeps ``q``.
-
-    Examples
-    --------
-    >>> from skdp.utils._bounds import margin_quantile
-    >>> margin_quantile(0.98, 30000, 0.01), margin_quantile(0.98, 105, 0.3)
-    (0.98, 0.8095238095238095)
-    """
-    if n_noisy is None:
-        return q
-    lowered = 1 - MARGIN_RECORDS / (max(n_noisy, 1) * epsilon)
-    return min(q, max(lowered, MIN_QUANTILE))
-
-
 def _upper(values, epsilon, n_noisy, rng):
     q = margin_quantile(BOUNDS_QUANTILE, n_noisy, epsilon)
     return scan_quantile(values, q, epsilon=epsilon, random_state=rng)
 
 
-def _sign_sides(counts, epsilon, rng):
-    """Whether the negative and the positive side of a feature hold data, privately.
-
-    One noisy histogram ``(#{x < 0}, #{x > 0})`` (``epsilon``-DP: L1 sensitivity 1).
-    A side counts as present when its noisy count exceeds the share
-    ``1 - BOUNDS_QUANTILE`` (2%) of the noisy total that the bound may clip anyway,
-    plus ``SIGN_SCALES`` noise scales: an absent side (ages, counts) is kept on at
-    most ``exp(-SIGN_SCALES) / 2`` (7%) of runs, and the side of centred data is
-    dropped on under 1% of runs at the smallest tier-1 budget.
-    """
-    negative, positive = geometric(np.asarray(counts), epsilon=epsilon, random_state=rng)
-    total = max(int(negative) + int(positive), 1)
-    threshold = (1 - BOUNDS_QUANTILE) * total + SIGN_SCALES / epsilon
-    return negative > threshold, positive > threshold
+def _expected(n_noisy, rate):
+    """The subsample's expected size ``rate n~`` (public), for :func:`margin_quantile`."""
+    return None if n_noisy is None else rate * max(n_noisy, 1)
 
 
 def estimate_bounds(X, *, epsilon, tier=1, n_noisy=None, random_state=None):
@@ -175,10 +129,24 @@ def estimate_bounds(X, *, epsilon, tier=1, n_noisy=None, random_state=None):
     features (module docstring), ``epsilon / 2`` per side. ``tier=3``: the public
     fallback box, no spend.
 
+    With ``n_noisy`` above what a scan needs, the scans and histograms read a Poisson
+    subsample of the rows, each kept with the public probability
+    :func:`~skdp.utils._bounds_scan.subsample_rate` of ``n_noisy`` and the scan's
+    epsilon (at least ``2**16`` rows and ``1000 / epsilon_scan``: 133,000 rows at
+    ``epsilon = 1`` on 10 features); the quantile rule then reads the expected size
+    ``rate n~``. One sort per column (of the subsample) gives both the scan's
+    ranks and the sign counts (:func:`~skdp.utils._bounds_scan.column_counts`).
+
     Privacy: ``epsilon``-DP under add/remove of one row (sequential composition of the
     scans and histograms; one row moves each scanned statistic by one value and each
     sign histogram by one count). The candidates are
-    public: ``0`` then ``2**(k/4)`` for ``k = -120..248``.
+    public: ``0`` then ``2**(k/4)`` for ``k = -120..248``. The subsample keeps this:
+    its rate is a function of the released ``n~``, ``epsilon`` and ``d`` only, fixed
+    before it is drawn, and with the coins of shared rows coupled, neighbours give
+    equal or neighbouring subsamples, so a mechanism that is ``epsilon``-DP on its
+    input is ``epsilon``-DP on the subsample (proof in :mod:`skdp.utils._bounds_scan`;
+    the full ``epsilon`` is charged, no amplification is claimed). The subsample's
+    size enters only the scans' and histograms' own queries.
 
     Parameters
     ----------
@@ -188,7 +156,8 @@ def estimate_bounds(X, *, epsilon, tier=1, n_noisy=None, random_state=None):
         The budget this estimate spends (unused at tier 3).
     tier : {1, 2, 3}, default=1
     n_noisy : int, optional
-        The released noisy record count, for :func:`margin_quantile`.
+        The released noisy record count, for :func:`margin_quantile` and the
+        subsample's rate (None: every row is read).
     random_state : None, int or numpy.random.Generator, default=None
 
     Returns
@@ -213,6 +182,8 @@ def estimate_bounds(X, *, epsilon, tier=1, n_noisy=None, random_state=None):
         lower, upper = np.full(d, -FALLBACK_BOUND), np.full(d, FALLBACK_BOUND)
     elif tier == 2:
         epsilon = check_epsilon(epsilon)
+        rate = subsample_rate(n_noisy, epsilon / 2)
+        X, n_noisy = poisson_subsample(X, rate, rng), _expected(n_noisy, rate)
         if X.shape[0]:
             positive, negative = np.maximum(X, 0).max(axis=1), np.maximum(-X, 0).max(axis=1)
         else:
@@ -222,13 +193,12 @@ def estimate_bounds(X, *, epsilon, tier=1, n_noisy=None, random_state=None):
     elif tier == 1:
         epsilon = check_epsilon(epsilon)
         scan, sign = (1 - SIGN_SHARE) * epsilon / d, SIGN_SHARE * epsilon / d
-        lower, upper = np.empty(d), np.empty(d)
-        for j in range(d):
-            magnitude = _upper(np.abs(X[:, j]), scan, n_noisy, rng)
-            counts = [np.count_nonzero(X[:, j] < 0), np.count_nonzero(X[:, j] > 0)]
-            negative, positive = _sign_sides(counts, sign, rng)
-            lower[j] = -magnitude if negative else -0.0
-            upper[j] = magnitude if positive else 0.0
+        rate = subsample_rate(n_noisy, scan)
+        X, n_noisy = poisson_subsample(X, rate, rng), _expected(n_noisy, rate)
+        q = margin_quantile(BOUNDS_QUANTILE, n_noisy, scan)
+        lower, upper = feature_boxes(
+            X, q, scan_epsilon=scan, sign_epsilon=sign, clip_share=1 - BOUNDS_QUANTILE, rng=rng
+        )
     else:
         raise ValueError(f"tier must be 1, 2 or 3, got {tier!r}")
     narrow = upper - lower < _MIN_WIDTH
@@ -403,7 +373,9 @@ def estimate_public_inputs(
         )
     if row_norms is not None:
         split["data_norm"] = norm_share(out.n_samples, epsilon) * epsilon
-        q = margin_quantile(NORM_QUANTILE, out.n_samples, split["data_norm"])
+        rate = subsample_rate(out.n_samples, split["data_norm"])
+        row_norms = poisson_subsample(np.asarray(row_norms, dtype=float), rate, rng)
+        q = margin_quantile(NORM_QUANTILE, _expected(out.n_samples, rate), split["data_norm"])
         out.data_norm = max(
             scan_quantile(row_norms, q, epsilon=split["data_norm"], random_state=rng),
             _MIN_WIDTH,

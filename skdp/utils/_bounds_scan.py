@@ -1,0 +1,169 @@
+"""The data side of private bounds: a Poisson subsample and one sort per column.
+
+:func:`skdp.utils._bounds.estimate_bounds` scans, for each feature, the rank of
+``|x_j|`` over the public grid of :func:`skdp.utils._quantiles.scan_quantile` and
+counts the signs of ``x_j``. Both come here from one sort of the signed column
+(:func:`column_counts`): ``#{|x| < c} = #{x < c} - #{x <= -c}`` for ``c > 0``, exact in
+floating point (negation is exact), so the queries are those of a sort of ``|x_j|``.
+
+On many rows the scans run on a Poisson subsample (:func:`subsample_rate`,
+:func:`poisson_subsample`): each row kept independently with a public probability
+``r`` chosen from the already released noisy count. The subsample keeps at least
+``SUBSAMPLE_RECORDS / epsilon_scan`` rows, so the scan's noise (scale
+``2 / epsilon_scan`` records) stays within 0.2% of the rows it reads, and at least
+``SUBSAMPLE_ROWS``. Privacy (add/remove neighbours ``X' = X + {x}``): couple the coins
+of the rows the two datasets share; the subsamples are then equal (``x`` not kept,
+probability ``1 - r``) or neighbours (``x`` kept). For any event ``E`` and a mechanism
+``M`` that is ``epsilon``-DP under add/remove on its input,
+``P[M(S(X')) in E] = (1 - r) P[M(S(X)) in E] + r E_S P[M(S + {x}) in E]``, and the
+second term is within ``exp(+-epsilon)`` of ``P[M(S(X)) in E]``; so the mixture is
+too, both ways: ``M`` on the subsample is ``epsilon``-DP. The rate is a function of
+``n~``, ``epsilon`` and the number of features only, fixed before the scans run
+(adaptive composition). The full ``epsilon`` is charged: the amplification to
+``log(1 + r (exp(epsilon) - 1))`` is not claimed. The subsample's size is read only
+inside the scans and sign histograms (part of their mechanisms); the quantile rule
+reads the expected size ``r n~``; the number of generator draws (one per row) changes
+no output's law.
+"""
+
+import numpy as np
+
+from skdp.mechanisms import above_threshold, geometric
+from skdp.utils._quantiles import _ANCHORED_GRID, _as_fraction
+
+__all__ = [
+    "SUBSAMPLE_RECORDS",
+    "SUBSAMPLE_ROWS",
+    "column_counts",
+    "feature_boxes",
+    "poisson_subsample",
+    "scan_counts",
+    "sign_sides",
+    "subsample_rate",
+]
+
+# the fewest rows a subsample keeps, and the records-times-epsilon each scan reads
+# at least: its noise (scale 2 / epsilon records) is then within 0.2% of the rows
+SUBSAMPLE_ROWS, SUBSAMPLE_RECORDS = 2**16, 1000.0
+# how many noise scales above the clipped share of the noisy total a side's count must
+# be to count as present (sign_sides)
+SIGN_SCALES = 2.0
+
+
+def subsample_rate(n_noisy, epsilon_scan):
+    """The public probability with which each row enters the scans (1: all rows).
+
+    ``min(1, keep / n~)`` with ``keep = max(SUBSAMPLE_ROWS, SUBSAMPLE_RECORDS /
+    epsilon_scan)``; 1 when ``n_noisy`` is None. A function of public values and the
+    noisy count only.
+
+    Examples
+    --------
+    >>> from skdp.utils._bounds_scan import subsample_rate
+    >>> subsample_rate(10**6, 0.0075), subsample_rate(10**5, 0.0075), subsample_rate(None, 1.0)
+    (0.13333333333333333, 1.0, 1.0)
+    """
+    if n_noisy is None:
+        return 1.0
+    keep = max(SUBSAMPLE_ROWS, SUBSAMPLE_RECORDS / epsilon_scan)
+    return min(1.0, keep / max(n_noisy, 1))
+
+
+def poisson_subsample(X, rate, rng):
+    """The rows of ``X`` each kept independently with probability ``rate``.
+
+    ``X`` itself (no copy, no draw) when ``rate >= 1``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdp.utils._bounds_scan import poisson_subsample
+    >>> X = np.zeros((100_000, 2))
+    >>> poisson_subsample(X, 0.25, np.random.default_rng(0)).shape
+    (25015, 2)
+    """
+    if rate >= 1:
+        return X
+    return X[rng.random(X.shape[0]) < rate]
+
+
+def column_counts(column, candidates=_ANCHORED_GRID):
+    """``(below, negative, positive)`` of one column, from one sort.
+
+    ``below[i] = #{|x| < candidates[i]}`` (candidates increasing, the first one 0 or
+    more), ``negative = #{x < 0}`` and ``positive = #{x > 0}``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdp.utils._bounds_scan import column_counts
+    >>> below, negative, positive = column_counts(
+    ...     np.array([-3.0, -0.5, 0.0, 2.0]), np.array([0.0, 1.0, 4.0]))
+    >>> below.tolist(), negative, positive
+    ([0, 2, 4], 2, 1)
+    """
+    ordered = np.sort(column)
+    positive_candidates = candidates > 0
+    below = np.zeros(candidates.size, dtype=np.int64)
+    c = candidates[positive_candidates]
+    below[positive_candidates] = np.searchsorted(ordered, c, side="left") - np.searchsorted(
+        ordered, -c, side="right"
+    )
+    negative = int(np.searchsorted(ordered, 0.0, side="left"))
+    positive = ordered.size - int(np.searchsorted(ordered, 0.0, side="right"))
+    return below, negative, positive
+
+
+def scan_counts(below, n_values, q, *, epsilon, random_state, candidates=_ANCHORED_GRID):
+    """:func:`~skdp.utils._quantiles.scan_quantile` from counts ``below[i] = #{x < c_i}``.
+
+    The same AboveThreshold on the same rank queries ``v below - u n`` (``q = u / v``),
+    for counts already taken (:func:`column_counts`); returns a candidate.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdp.utils._bounds_scan import column_counts, scan_counts
+    >>> ages = np.random.default_rng(0).integers(17, 91, size=5000).astype(float)
+    >>> below, _, _ = column_counts(ages)
+    >>> float(scan_counts(below, ages.size, 0.98, epsilon=0.1, random_state=0))
+    90.50966799187809
+    """
+    u, v = _as_fraction(q)
+    queries = v * below - u * int(n_values)
+    stop = above_threshold(queries, 0, sensitivity=v, epsilon=epsilon, random_state=random_state)
+    return float(candidates[min(stop, len(candidates) - 1)])
+
+
+def sign_sides(counts, epsilon, rng, *, clip_share):
+    """Whether the negative and the positive side of a feature hold data, privately.
+
+    One noisy histogram ``(#{x < 0}, #{x > 0})`` (``epsilon``-DP: L1 sensitivity 1).
+    A side counts as present when its noisy count exceeds the share ``clip_share``
+    (2%) of the noisy total that the bound may clip anyway, plus ``SIGN_SCALES`` noise
+    scales: an absent side (ages, counts) is kept on at most ``exp(-SIGN_SCALES) / 2``
+    (7%) of runs, and the side of centred data is dropped on under 1% of runs at the
+    smallest tier-1 budget.
+    """
+    negative, positive = geometric(np.asarray(counts), epsilon=epsilon, random_state=rng)
+    total = max(int(negative) + int(positive), 1)
+    threshold = clip_share * total + SIGN_SCALES / epsilon
+    return negative > threshold, positive > threshold
+
+
+def feature_boxes(X, q, *, scan_epsilon, sign_epsilon, clip_share, rng):
+    """Tier 1 of :func:`skdp.utils._bounds.estimate_bounds` on the rows ``X`` it reads.
+
+    For each feature: :func:`scan_counts` of the ``q`` quantile of ``|x_j|`` and
+    :func:`sign_sides` (``scan_epsilon`` and ``sign_epsilon``), both from one
+    :func:`column_counts`; the box is ``[-R_j, R_j]`` with an absent side set to 0.
+    """
+    d = X.shape[1]
+    lower, upper = np.empty(d), np.empty(d)
+    for j in range(d):
+        below, *counts = column_counts(X[:, j])
+        magnitude = scan_counts(below, X.shape[0], q, epsilon=scan_epsilon, random_state=rng)
+        negative, positive = sign_sides(counts, sign_epsilon, rng, clip_share=clip_share)
+        lower[j] = -magnitude if negative else -0.0
+        upper[j] = magnitude if positive else 0.0
+    return lower, upper

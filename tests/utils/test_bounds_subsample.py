@@ -1,0 +1,143 @@
+"""Private bounds on many rows: a Poisson subsample and one sort per column.
+
+(skdp.utils._bounds_scan, used by skdp.utils._bounds.estimate_bounds and
+estimate_public_inputs.) The audit runs ``estimate_bounds`` with the subsample's rate
+forced to 1/2 on tiny neighbours: forty values at 1, and one more far above them (in
+the subsample, the 98% point then moves past it; the sign histograms see a positive
+side either way); the mutant scans the subsample with ten times the epsilon it charges
+for ("the subsample amplifies privacy by 1 / rate"), which the audit must flag.
+"""
+
+import numpy as np
+import pytest
+
+import skdp.utils._bounds as bounds_module
+import skdp.utils._bounds_scan as scan_module
+from skdp import PrivacyLedger
+from skdp.utils._audit import audit
+from skdp.utils._bounds import estimate_bounds, estimate_public_inputs
+from skdp.utils._bounds_scan import (
+    SUBSAMPLE_ROWS,
+    column_counts,
+    poisson_subsample,
+    subsample_rate,
+)
+from skdp.utils._quantiles import _ANCHORED_GRID
+
+EPSILON = 1.0
+PAIR = (np.ones((40, 1)), np.r_[np.ones((40, 1)), [[1e6]]])
+
+
+def test_column_counts_are_those_of_a_sort_of_the_magnitudes():
+    rng = np.random.default_rng(0)
+    grid = _ANCHORED_GRID
+    column = np.concatenate([
+        rng.normal(0, 3, 500), np.zeros(7), -np.zeros(3), grid[::7], -grid[::5],
+        np.nextafter(grid[1::9], 0), -np.nextafter(grid[2::9], np.inf),
+    ])  # fmt: skip
+    below, negative, positive = column_counts(rng.permutation(column))
+    expected = np.searchsorted(np.sort(np.abs(column)), grid, side="left")
+    assert np.array_equal(below, expected)
+    assert negative == np.count_nonzero(column < 0) and positive == np.count_nonzero(column > 0)
+
+
+def test_the_rate_is_public_and_keeps_enough_rows_for_the_scan():
+    assert subsample_rate(None, 0.01) == 1.0
+    assert subsample_rate(50_000, 1.0) == 1.0  # fewer rows than a subsample keeps
+    assert subsample_rate(10**6, 1.0) == SUBSAMPLE_ROWS / 10**6
+    # a smaller scan budget keeps more rows: its noise stays a small share of them
+    assert subsample_rate(10**6, 0.001) == 1.0
+    assert subsample_rate(10**7, 0.005) == pytest.approx(0.02)
+
+
+def test_a_poisson_subsample_keeps_each_row_independently():
+    X = np.arange(200_000.0)[:, None]
+    kept = poisson_subsample(X, 0.25, np.random.default_rng(1))
+    assert abs(kept.shape[0] - 50_000) < 4 * np.sqrt(200_000 * 0.25 * 0.75)
+    assert np.all(np.diff(kept[:, 0]) > 0), "rows kept in order, none twice"
+    rng = np.random.default_rng(2)
+    state = rng.bit_generator.state
+    assert poisson_subsample(X, 1.0, rng) is X and rng.bit_generator.state == state
+
+
+def test_many_rows_are_scanned_on_a_subsample_of_the_rate(monkeypatch):
+    seen = []
+
+    def spy(below, n_values, q, **kwargs):
+        seen.append(n_values)
+        return original(below, n_values, q, **kwargs)
+
+    original = scan_module.scan_counts
+    monkeypatch.setattr(scan_module, "scan_counts", spy)
+    X = np.random.default_rng(0).uniform(-1, 1, size=(300_000, 2))
+    with PrivacyLedger() as ledger:
+        lower, upper = estimate_bounds(X, epsilon=0.1, n_noisy=300_000, random_state=0)
+    assert len(seen) == 2 and seen[0] == seen[1], "one subsample for every feature"
+    assert abs(seen[0] - SUBSAMPLE_ROWS) < 2_000
+    assert ledger.total.epsilon == pytest.approx(0.1), "the full budget is charged"
+    assert np.array_equal(lower, [-1.0, -1.0]) and np.array_equal(upper, [1.0, 1.0])
+
+
+def test_public_inputs_on_many_rows_match_the_full_data_box():
+    rng = np.random.default_rng(3)
+    X = np.column_stack([rng.uniform(0, 10, 200_000), rng.normal(0, 1, 200_000)])
+    norms = np.linalg.norm(X, axis=1)
+    for seed in range(3):
+        with PrivacyLedger() as ledger:
+            found = estimate_public_inputs(
+                1.0, n_samples=X.shape[0], columns=X, row_norms=norms, random_state=seed
+            )
+        lower, upper = found.bounds
+        assert lower[0] == 0 and 9.8 <= upper[0] <= 14, "the 98% point of U(0, 10), or above"
+        assert -3.4 < lower[1] < -1.9 and 1.9 < upper[1] < 3.4
+        assert 9.5 < found.data_norm < 14
+        assert ledger.total.epsilon == pytest.approx(1.0 - found.remaining)
+
+
+def _half_rate(n_noisy, epsilon_scan):
+    return 0.5
+
+
+def _bounds_on_half(X, rng):
+    return estimate_bounds(X, epsilon=EPSILON, random_state=rng)
+
+
+def _width(released):
+    lower, upper = released
+    return float(upper[0] - lower[0])
+
+
+_SCAN = scan_module.scan_counts
+
+
+def _ten_times(below, n_values, q, *, epsilon, random_state):
+    return _SCAN(below, n_values, q, epsilon=10 * epsilon, random_state=random_state)
+
+
+def test_subsampled_bounds_pass_the_audit(monkeypatch):
+    monkeypatch.setattr(bounds_module, "subsample_rate", _half_rate)
+    result = audit(
+        _bounds_on_half, *PAIR, epsilon=EPSILON, statistic=_width,
+        n_search=100, n_samples=150, random_state=0,
+    )  # fmt: skip
+    assert result.passed, result
+
+
+def test_the_audit_flags_a_subsample_scanned_for_ten_times_its_epsilon(monkeypatch):
+    monkeypatch.setattr(bounds_module, "subsample_rate", _half_rate)
+    monkeypatch.setattr(scan_module, "scan_counts", _ten_times)
+    result = audit(
+        _bounds_on_half, *PAIR, epsilon=EPSILON, statistic=_width,
+        n_search=100, n_samples=150, random_state=0,
+    )  # fmt: skip
+    assert not result.passed, result
+
+
+@pytest.mark.slow
+def test_subsampled_bounds_pass_a_large_audit(monkeypatch):
+    monkeypatch.setattr(bounds_module, "subsample_rate", _half_rate)
+    result = audit(
+        _bounds_on_half, *PAIR, epsilon=EPSILON, statistic=_width,
+        n_search=2000, n_samples=10000, random_state=1,
+    )  # fmt: skip
+    assert result.passed, result
