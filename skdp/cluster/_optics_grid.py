@@ -36,7 +36,7 @@ __all__ = [
 ]
 
 
-# the grid rule's cap on cells: OPTICS over the occupied cells costs O(cells^2)
+# the grid rule's cap on cells (the cluster extractions' memory and time grow with it)
 MAX_OPTICS_CELLS = 2**14
 # the grid rule's public floor, max(MIN_OPTICS_CELLS, MIN_CELLS_PER_SIDE**d) cells: room
 # for a few clusters of 2**d cells where the noisy count alone would give one cell

@@ -12,6 +12,8 @@ cluster extraction is scikit-learn's own (:func:`sklearn.cluster.cluster_optics_
 import numpy as np
 from sklearn.neighbors import NearestNeighbors
 
+from skdp.cluster._optics_order import optics_order
+
 __all__ = ["weighted_core_distances", "weighted_optics"]
 
 
@@ -58,8 +60,13 @@ def weighted_core_distances(points, weights, min_samples, max_eps=np.inf):
 def weighted_optics(points, weights, min_samples, max_eps=np.inf):
     """The OPTICS ordering of weighted points.
 
-    ``O(n^2 d)`` time and ``O(n d)`` memory for ``n`` points (the occupied cells, not
-    the records).
+    The same ordering, reachability and predecessors, to the bit, as the textbook
+    loop that scans every unprocessed point at every step (``O(n^2 d)``), from local
+    neighbour lists and heaps (:func:`skdp.cluster._optics_order.optics_order`): a
+    processed core point offers its reachability to its nearest points at once and
+    to the farther ones only when the next point of the ordering could be among
+    them, so a fit touches each point's neighbourhood, not every pair. ``O(n d)``
+    memory for ``n`` points (the occupied cells, not the records).
 
     Returns
     -------
@@ -76,23 +83,6 @@ def weighted_optics(points, weights, min_samples, max_eps=np.inf):
     >>> ordering.tolist(), reach.tolist()
     ([0, 1, 2], [inf, 1.0, 4.0])
     """
-    n = points.shape[0]
     core = weighted_core_distances(points, weights, min_samples, max_eps)
-    reachability = np.full(n, np.inf)
-    predecessor = np.full(n, -1, dtype=np.intp)
-    ordering = np.empty(n, dtype=np.intp)
-    unprocessed = np.ones(n, dtype=bool)
-    for position in range(n):
-        candidates = np.flatnonzero(unprocessed)
-        point = candidates[np.argmin(reachability[candidates])]
-        unprocessed[point] = False
-        ordering[position] = point
-        if not np.isfinite(core[point]):
-            continue
-        others = candidates[candidates != point]
-        distances = np.sqrt(((points[others] - points[point]) ** 2).sum(axis=1))
-        reach = np.maximum(distances, core[point])
-        better = (distances <= max_eps) & (reach < reachability[others])
-        reachability[others[better]] = reach[better]
-        predecessor[others[better]] = point
+    ordering, reachability, predecessor = optics_order(points, core, max_eps)
     return ordering, reachability, core, predecessor
