@@ -118,7 +118,7 @@ def test_subsampled_bounds_pass_the_audit(monkeypatch):
     monkeypatch.setattr(bounds_module, "subsample_rate", _half_rate)
     result = audit(
         _bounds_on_half, *PAIR, epsilon=EPSILON, statistic=_width,
-        n_search=100, n_samples=150, random_state=0,
+        n_search=100, n_samples=200, random_state=0,
     )  # fmt: skip
     assert result.passed, result
 
@@ -128,7 +128,7 @@ def test_the_audit_flags_a_subsample_scanned_for_ten_times_its_epsilon(monkeypat
     monkeypatch.setattr(scan_module, "scan_counts", _ten_times)
     result = audit(
         _bounds_on_half, *PAIR, epsilon=EPSILON, statistic=_width,
-        n_search=100, n_samples=150, random_state=0,
+        n_search=100, n_samples=200, random_state=0,
     )  # fmt: skip
     assert not result.passed, result
 
