@@ -22,6 +22,9 @@ Every model gets the same public inputs (bounds, categories, taxonomies, classes
     python -m benchmarks model_selection                        # Adult and Iris
     python -m benchmarks model_selection --datasets iris --seeds 3
     python -m benchmarks model_selection --methods search --repetitions logarithmic --n-iter 12
+    python -m benchmarks model_selection --methods search --eta -0.5   # factor 1.5
+
+The table is mean +- std / worst of the seeds.
 """
 
 import argparse
@@ -111,7 +114,7 @@ def run_one(task, epsilon, seed, repetitions="geometric", methods=METHODS[:3], n
             "spent": privacy_spent(model).epsilon,
             "seconds": seconds,
             "chosen": getattr(model, "best_params_", None),
-            "repetitions": repetitions if method == "private search" else "",
+            "repetitions": str(repetitions) if method == "private search" else "",
         }
         for method, model, seconds in rows
     ]
@@ -134,7 +137,10 @@ def _markdown(frame, reference):
         cells = []
         for method in METHODS[:3]:
             scores = part.loc[part["method"] == method, "accuracy"]
-            cells.append(f"{scores.mean():.3f} / {scores.min():.3f}" if len(scores) else "-")
+            mean, std, worst = scores.mean(), scores.std(ddof=0), scores.min()
+            cells.append(
+                f"{mean:.3f} ± {std:.3f} / {worst:.3f} ({len(scores)})" if len(scores) else "-"
+            )
         cells.append(f"{reference[dataset]:.3f}")
         lines.append(f"| {dataset} | {epsilon:g} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
@@ -149,6 +155,12 @@ def main(argv=()):
     parser.add_argument("--data-home", default=None)
     parser.add_argument("--out", default="model_selection.csv")
     parser.add_argument("--repetitions", choices=sorted(REPETITIONS), default="geometric")
+    parser.add_argument(
+        "--eta",
+        type=float,
+        default=None,
+        help="a negative binomial shape > -1 for K (overrides --repetitions; factor 2 + eta)",
+    )
     parser.add_argument("--n-iter", type=int, default=None, help="E[K]; default twice the grid")
     parser.add_argument(
         "--methods",
@@ -161,8 +173,11 @@ def main(argv=()):
     # seed by seed, so that an interrupted run still has every epsilon for its first seeds
     short = dict(zip(("search", "a", "b"), METHODS[:3], strict=True))
     methods = tuple(short[m] for m in args.methods.split(","))
+    repetitions = (
+        REPETITIONS[args.repetitions] if args.eta is None else ("negative_binomial", args.eta)
+    )
     jobs = [
-        (t, e, s, REPETITIONS[args.repetitions], methods, args.n_iter)
+        (t, e, s, repetitions, methods, args.n_iter)
         for s in range(args.seeds)
         for t in tasks
         for e in epsilons
@@ -176,7 +191,7 @@ def main(argv=()):
         pd.DataFrame(rows).to_csv(out, index=False)
     frame = pd.DataFrame(rows)
     reference = {t.dataset: non_private_best(t) for t in tasks}
-    print("test accuracy, mean / worst of", args.seeds, "seeds (same total epsilon)")
+    print("test accuracy, mean ± std / worst (seeds) of", args.seeds, "seeds, same total epsilon")
     print(_markdown(frame, reference))
     print(f"wrote {args.out}")
     return 0

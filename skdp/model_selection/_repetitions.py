@@ -9,6 +9,19 @@ with ``eta = 1`` the geometric law of Liu and Talwar (STOC 2019) and ``eta = 0``
 logarithmic law. Their Corollary 3: if every run is ``epsilon``-DP, releasing the best
 of ``K`` runs is ``(2 + eta) epsilon``-DP, for every ``gamma`` and every grid size.
 The law is fixed before the data are seen; ``K`` itself is never released.
+
+Shapes ``-1 < eta < 0`` (factor below 2) are accepted: the theorem is stated for
+``eta > -1``, and the pure-DP constant is re-derived here. Break ties with a
+continuous key so that the run's output ``o`` has a continuous cdf ``F(o) = P[Q(D) <
+o]``; the winner of ``K`` runs then has density ``q(o) f'(F(o))``, with ``q`` the
+run's density and ``f(x) = E[x^K] = ((1 - (1 - gamma) x)^-eta - 1) / (gamma^-eta -
+1)``, so ``f'(x) = c (1 - (1 - gamma) x)^-(1 + eta)`` with ``c > 0`` for every ``eta >
+-1``. For a neighbour ``D'``, ``q'(o) <= e^eps q(o)``, and ``1 - (1 - gamma) F'(o) =
+P[Q(D') >= o] + gamma P[Q(D') < o] >= e^-eps (1 - (1 - gamma) F(o))``, so
+``f'(F'(o)) <= e^((1 + eta) eps) f'(F(o))`` (the exponent ``1 + eta > 0``): the ratio
+of the winner's densities is at most ``e^((2 + eta) eps)``. As ``eta -> -1`` the factor
+tends to 1 because ``K`` tends to the constant 1: the price is coverage (at ``eta =
+-0.5`` half of the searches run a single candidate).
 """
 
 import math
@@ -68,7 +81,7 @@ def run_law(repetitions, mean):
     """Parse ``repetitions`` into a :class:`RunLaw` of the given mean.
 
     ``"geometric"`` (eta 1, factor 3), ``"logarithmic"`` (eta 0, factor 2) or
-    ``("negative_binomial", eta)`` with ``eta >= 0`` (factor ``2 + eta``). A Poisson
+    ``("negative_binomial", eta)`` with ``eta > -1`` (factor ``2 + eta``). A Poisson
     law has no pure-DP statement and is refused.
     """
     if isinstance(repetitions, str) and repetitions in _NAMES:
@@ -79,13 +92,13 @@ def run_law(repetitions, mean):
         and repetitions[0] == "negative_binomial"
     ):
         name, eta = "negative_binomial", float(repetitions[1])
-        if not (math.isfinite(eta) and eta >= 0):
-            raise ValueError(f"the negative binomial shape eta must be >= 0, got {eta}")
+        if not (math.isfinite(eta) and eta > -1):
+            raise ValueError(f"the negative binomial shape eta must be > -1, got {eta}")
     else:
         poisson = "poisson" in str(repetitions).lower()
         raise ValueError(
             "repetitions must be 'geometric', 'logarithmic' or ('negative_binomial', eta) "
-            f"with eta >= 0, got {repetitions!r}"
+            f"with eta > -1, got {repetitions!r}"
             + (
                 "; a Poisson number of runs has no pure-DP guarantee (Papernot and "
                 "Steinke's Theorem 6 is an RDP statement)"

@@ -50,9 +50,10 @@ class PrivateGridSearchCV(BasePrivateSearch):
     repetitions : {"geometric", "logarithmic"} or ("negative_binomial", eta), \
 default="geometric"
         The law of ``K``: Papernot and Steinke's truncated negative binomial with
-        shape ``eta`` (``eta = 1``: geometric, the Liu-Talwar algorithm, factor 3;
-        ``eta = 0``: logarithmic, factor 2). A Poisson ``K`` has no pure-DP statement
-        and is refused.
+        shape ``eta > -1`` (``eta = 1``: geometric, the Liu-Talwar algorithm, factor 3;
+        ``eta = 0``: logarithmic, factor 2; ``-1 < eta < 0``: factor below 2, but
+        ``K = 1`` in about half the searches at ``eta = -0.5``, see Notes). A Poisson
+        ``K`` has no pure-DP statement and is refused.
     validation_fraction : float, default=0.2
         Probability that a row goes to the validation part (drawn per row, once per
         ``fit``). Replaces ``cv`` (see Notes).
@@ -131,7 +132,7 @@ default="geometric"
 
     **Selection: (2 + eta) epsilon_run.** Papernot and Steinke (ICLR 2022),
     Corollary 3: if every run is ``epsilon_run``-DP and ``K`` follows the truncated
-    negative binomial law of shape ``eta >= 0``, releasing the best run is
+    negative binomial law of shape ``eta > -1``, releasing the best run is
     ``(2 + eta) epsilon_run``-DP for every stop probability and every grid size. At
     ``eta = 1`` (geometric ``K``) this is Liu and Talwar's random-stopping theorem
     (STOC 2019), 3 ``epsilon_run``. Derivation checked here: their Theorem 2 gives,
@@ -139,12 +140,17 @@ default="geometric"
     eta)(1 - 1/lambda_hat) e_hat + (1 + eta) ln(1/gamma) / lambda_hat + ln E[K] /
     (lambda - 1)``; a pure ``epsilon_run``-DP run is RDP at every order with ``e =
     e_hat = epsilon_run``, and ``lambda, lambda_hat -> infinity`` leaves ``(2 + eta)
-    epsilon_run`` (constant checked against the project's specification; the theorem
-    numbers were not re-read in the papers). Conditions kept: ``K``, the candidate law
-    and the scorer are fixed before the data; each run draws its grid point at random
-    with fresh randomness; ties are broken by a random key drawn in the run; only the
-    winner is released. A single-point grid selects nothing: its candidate is one
-    ``epsilon``-DP fit on all rows (with ``refit="full"``, one scored run then the refit).
+    epsilon_run``. The pure-DP constant is also re-derived directly, for every
+    ``eta > -1`` including ``-1 < eta < 0``, in ``skdp/model_selection/_repetitions.py``
+    (the winner's density is the run's times ``f'(F)``, ``f`` the generating function
+    of ``K``; the first factor moves by ``e^epsilon_run``, the second by ``e^((1 + eta)
+    epsilon_run)``); the theorem numbers were taken from the project's specification
+    and autodp's check ``eta > -1``, not re-read in the papers. Conditions kept:
+    ``K``, the candidate law and the scorer are fixed before the data; each run draws
+    its grid point at random with fresh randomness; ties are broken by a random key
+    drawn in the run; only the winner is released. A single-point grid selects
+    nothing: its candidate is one ``epsilon``-DP fit on all rows (with
+    ``refit="full"``, one scored run then the refit).
 
     **Total**: ``epsilon = (2 + eta) epsilon_run + refit_epsilon``, charged to the
     ledger once, before any run, whatever ``K`` turns out to be. Wall-clock time

@@ -15,7 +15,7 @@ def _pmf(eta, gamma, k):
     return (1 - gamma) ** k * np.cumprod((k - 1 + eta) / k) / (gamma**-eta - 1)
 
 
-@pytest.mark.parametrize("eta", [1.0, 0.0, 0.5])
+@pytest.mark.parametrize("eta", [1.0, 0.0, 0.5, -0.5])
 def test_draws_follow_the_truncated_negative_binomial_law(eta):
     gamma, rng = 0.3, np.random.default_rng(0)
     with PrivacyLedger() as ledger:  # data-independent: nothing is charged
@@ -31,7 +31,23 @@ def test_draws_follow_the_truncated_negative_binomial_law(eta):
     assert chisquare(observed, expected).pvalue > 1e-3
 
 
-@pytest.mark.parametrize(("eta", "gamma"), [(-0.5, 0.3), (np.inf, 0.3), (1.0, 0.0), (1.0, 1.0)])
+@pytest.mark.parametrize(
+    ("eta", "gamma"), [(-1.0, 0.3), (-1.5, 0.3), (np.inf, 0.3), (1.0, 0.0), (1.0, 1.0)]
+)
 def test_bad_arguments_are_refused(eta, gamma):
     with pytest.raises(ValueError, match=r"eta|gamma"):
         truncated_negative_binomial(eta, gamma, random_state=0)
+
+
+def test_a_negative_shape_follows_its_law_into_the_tail():
+    """eta = -0.5, gamma = 0.001: half the draws are 1, the rest spread past k = 496."""
+    eta, gamma, rng = -0.5, 0.001, np.random.default_rng(1)
+    draws = np.array(
+        [truncated_negative_binomial(eta, gamma, random_state=rng) for _ in range(2000)]
+    )
+    edges = np.array([1, 2, 3, 5, 17, 49, 113, 241, 497, 1009])  # the walk's blocks: 16, 32, ...
+    pmf = _pmf(eta, gamma, np.arange(1, edges[-1]))
+    expected = np.r_[np.add.reduceat(pmf, edges[:-1] - 1), 1 - pmf.sum()] * len(draws)
+    observed = np.r_[np.histogram(draws, bins=edges)[0], np.sum(draws >= edges[-1])]
+    assert observed[-1] > 0 and observed[-2] > 0
+    assert chisquare(observed, expected).pvalue > 1e-3

@@ -38,7 +38,7 @@ def _grid(size):
 @pytest.mark.parametrize("size", [2, 12, 48])
 @pytest.mark.parametrize(
     ("repetitions", "factor"),
-    [("geometric", 3.0), ("logarithmic", 2.0), (("negative_binomial", 0.5), 2.5)],
+    [("geometric", 3.0), ("logarithmic", 2.0), (("negative_binomial", -0.5), 1.5)],
 )
 def test_privacy_spent_is_the_theorem_bound(size, repetitions, factor):
     search = PrivateGridSearchCV(

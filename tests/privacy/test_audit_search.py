@@ -8,11 +8,15 @@ neighbour adds one label-1 record, which moves the "predict 1" stub's correct co
 11. The release is the pair (selected grid index, released noisy correct count), read
 as the scalar ``1000 * index + count``: the event "index 1 with count >= t" is the
 sharpest one (exact pointwise loss about 0.63 for ``epsilon_run = 0.5`` and ``E[K] =
-2``; the search claims ``3 * 0.5 = 1.5``).
+2``; the search claims ``3 * 0.5 = 1.5``). The fast audit uses the tightest law offered,
+the negative binomial of shape -0.5 (claim ``1.5 * 0.5 = 0.75``; exact pointwise loss
+0.58, computed from the two laws of the release); the slow one audits both.
 
 A mutant that releases the exact counts (no noise) must be flagged: the count 11 for
 index 1 never occurs on the first dataset and often on the second (infinite loss).
 """
+
+from functools import partial
 
 import numpy as np
 import pytest
@@ -22,24 +26,28 @@ from skdp.model_selection import PrivateGridSearchCV
 from skdp.utils._audit import audit
 from tests.model_selection._stubs import ConstantClassifier
 
-EPSILON = 1.5  # three runs' worth: epsilon_run = 0.5
+EPSILON_RUN = 0.5
+LAWS = {"geometric": 3.0, ("negative_binomial", -0.5): 1.5}  # law: factor 2 + eta
+TIGHTEST = ("negative_binomial", -0.5)
 LABELS = np.r_[np.zeros(10, dtype=int), np.ones(10, dtype=int)]
 FIRST = (np.zeros((20, 1)), LABELS)
 SECOND = (np.zeros((21, 1)), np.r_[LABELS, 1])  # add one label-1 record
 
 
-def release(data, rng):
+def release(data, rng, repetitions=TIGHTEST):
     X, y = data
     search = PrivateGridSearchCV(
-        ConstantClassifier(), {"label": [0, 1]}, epsilon=EPSILON, n_iter=2,
-        validation_fraction=0.999, random_state=rng,
+        ConstantClassifier(), {"label": [0, 1]}, epsilon=LAWS[repetitions] * EPSILON_RUN,
+        n_iter=2, repetitions=repetitions, validation_fraction=0.999, random_state=rng,
     ).fit(X, y)  # fmt: skip
+    assert search.epsilon_run_ == EPSILON_RUN
     return 1000 * search.best_params_["label"] + search.cv_results_["noisy_correct_count"][0]
 
 
-def audit_search(n_search, n_samples, random_state=0):
+def audit_search(n_search, n_samples, random_state=0, repetitions=TIGHTEST):
     return audit(
-        release, FIRST, SECOND, epsilon=EPSILON, n_search=n_search, n_samples=n_samples,
+        partial(release, repetitions=repetitions), FIRST, SECOND,
+        epsilon=LAWS[repetitions] * EPSILON_RUN, n_search=n_search, n_samples=n_samples,
         random_state=random_state,
     )  # fmt: skip
 
@@ -80,8 +88,9 @@ def test_audit_flags_exact_scores(monkeypatch):
 
 
 @pytest.mark.slow
-def test_search_passes_a_large_audit():
-    result = audit_search(n_search=1000, n_samples=5000, random_state=1)
+@pytest.mark.parametrize("repetitions", list(LAWS))
+def test_search_passes_a_large_audit(repetitions):
+    result = audit_search(n_search=1000, n_samples=5000, random_state=1, repetitions=repetitions)
     assert result.passed, str(result)
 
 
