@@ -83,6 +83,32 @@ def test_parallel_composition_counts_the_maximum_branch():
     assert len(ledger.entries) == 8
 
 
+# spends whose running sums round: increments (new - old) passed up from the inner frame
+# made the outer total differ from ``prior + inner`` in the last bit
+ROUNDING_SPENDS = (0.283, 0.09, 0.954, 0.677)
+
+
+def test_an_outer_ledger_sees_an_inner_total_to_the_last_bit():
+    with PrivacyLedger() as outer:
+        record_spend(0.7, mechanism="prior")
+        with PrivacyLedger() as inner:
+            for spend in ROUNDING_SPENDS:
+                record_spend(spend, mechanism="m")
+    assert outer.total.epsilon == 0.7 + inner.total.epsilon
+
+
+def test_a_parallel_block_adds_its_maximum_to_the_last_bit():
+    spends = (0.724, 0.171, 0.491, 0.499)
+    with PrivacyLedger() as outer:
+        record_spend(0.7, mechanism="prior")
+        with parallel_composition() as group:
+            for part in range(3):
+                with group.branch():
+                    for spend in spends:
+                        record_spend(spend * (part + 1) / 3, mechanism="m")
+    assert outer.total.epsilon == 0.7 + group.total.epsilon
+
+
 def test_branch_outside_its_block_is_refused():
     with parallel_composition() as group, PrivacyLedger():
         with pytest.raises(RuntimeError, match="directly inside"):

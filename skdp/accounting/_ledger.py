@@ -17,25 +17,56 @@ _LOCK = threading.RLock()
 
 
 class _Frame:
-    """A node of the composition tree: sequential (sums) or parallel (maximum)."""
+    """A node of the composition tree: sequential (sums) or parallel (maximum).
+
+    A frame's total is ``settled`` (its direct spends and the frames that ended inside
+    it) composed with the totals of the frames still open inside it. Totals propagate
+    upwards, not increments: ``parent = settled + child`` is what the child's own total
+    was built from, so a fit that closes its budget on its ledger to the last bit is
+    seen to the last bit by every ledger around it (increments ``new - old`` round).
+    """
 
     def __init__(self, *, parallel=False, cap=None):
         self.parallel = parallel
         self.cap = cap
-        self.total = _ZERO
+        self.settled = _ZERO
+        self.open_children = []
         self.entries = []
         self.parent = None
         self._token = None
+
+    def compose(self, settled, child_totals):
+        """``settled`` composed with the children's totals, in the order they opened."""
+        total = settled
+        for child_total in child_totals:
+            total = _maximum(total, child_total) if self.parallel else total + child_total
+        return total
+
+    def total_with(self, child=None, child_total=None, settled=None):
+        """The total, with ``child`` at ``child_total`` and ``settled`` if given."""
+        totals = [child_total if c is child else c.total for c in self.open_children]
+        return self.compose(self.settled if settled is None else settled, totals)
+
+    @property
+    def total(self):
+        return self.total_with()
 
     def push(self):
         with _LOCK:
             if self._token is not None:
                 raise RuntimeError("this ledger is already active; create a new one")
             self.parent = _ACTIVE.get()
+            if self.parent is not None:
+                self.parent.open_children.append(self)
             self._token = _ACTIVE.set(self)
 
     def pop(self):
-        _ACTIVE.reset(self._token)
+        with _LOCK:
+            _ACTIVE.reset(self._token)
+            parent = self.parent
+            if parent is not None and self in parent.open_children:
+                parent.open_children.remove(self)
+                parent.settled = parent.compose(parent.settled, [self.total])
 
 
 def record_spend(epsilon, delta=0.0, *, mechanism):
@@ -77,26 +108,31 @@ def record_spend(epsilon, delta=0.0, *, mechanism):
     spend = PrivacyBudget(epsilon, delta)
     entry = Spend(mechanism, spend.epsilon, spend.delta)
     with _LOCK:
-        plan, child_total, frame = [], None, _ACTIVE.get()
-        increment = spend
+        frame = _ACTIVE.get()
+        if frame is None:
+            return
+        # a direct call is a branch of its own in a parallel frame, a term in a sequential one
+        plan, child, new_total = [], None, None
         while frame is not None:
-            if frame.parallel:
-                # a direct call is a branch of its own; a branch frame reports its new total
-                branch_total = increment if child_total is None else child_total
-                new_total = _maximum(frame.total, branch_total)
-            else:
-                new_total = frame.total + increment
-            if frame.cap is not None and not new_total.fits_within(frame.cap):
+            if child is None:
+                settled = frame.compose(frame.settled, [spend])
+                total = frame.total_with(settled=settled)
+            elif child in frame.open_children:
+                settled, total = frame.settled, frame.total_with(child, new_total)
+            else:  # a child that ended here before this late call (a thread outliving it)
+                late = new_total if frame.parallel else _increase(new_total, child.total)
+                settled = frame.compose(frame.settled, [late])
+                total = frame.total_with(settled=settled)
+            if frame.cap is not None and not total.fits_within(frame.cap):
                 raise BudgetExceededError(
                     f"{mechanism} would spend epsilon={spend.epsilon:g}, "
-                    f"delta={spend.delta:g}, taking the budget to {new_total} past its cap "
+                    f"delta={spend.delta:g}, taking the budget to {total} past its cap "
                     f"{frame.cap}"
                 )
-            plan.append((frame, new_total))
-            increment, child_total = _increase(new_total, frame.total), new_total
-            frame = frame.parent
-        for frame, new_total in plan:
-            frame.total = new_total
+            plan.append((frame, settled))
+            child, new_total, frame = frame, total, frame.parent
+        for frame, settled in plan:
+            frame.settled = settled
             frame.entries.append(entry)
 
 
