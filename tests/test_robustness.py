@@ -200,8 +200,9 @@ def test_resource_guard_refuses_before_allocating(estimator, keyword):
 
 
 def test_more_clusters_than_noisy_records_warns():
-    with pytest.warns(UserWarning, match="n_clusters=50 is more than the noisy number"):
+    with pytest.warns(UserWarning, match="n_clusters=50 is more than the noisy number") as seen:
         DPKMeans(n_clusters=50, bounds=(-4.0, 4.0), random_state=0).fit(X_NUM[:20])
+    assert {w.filename for w in seen if "n_clusters" in str(w.message)} == {__file__}
 
 
 # ---- the matrix ----------------------------------------------------------------------

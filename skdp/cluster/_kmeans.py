@@ -287,7 +287,7 @@ class DPKMeans(
             split, n_low = pre.split, pre.n_low
             if n_low is not None and self.n_clusters > n_low:
                 msg = f"n_clusters={self.n_clusters} is more than the noisy number of records"
-                warnings.warn(f"{msg} ({n_low:.0f}): most centres will be noise.", stacklevel=4)
+                warnings.warn(f"{msg} ({n_low:.0f}): most centres will be noise.", stacklevel=3)
             lower, upper = pre.bounds
             half = (upper - lower) / 2
             centred, n_clipped = clip_and_centre(X, lower, upper)
