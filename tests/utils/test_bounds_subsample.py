@@ -118,7 +118,7 @@ def test_subsampled_bounds_pass_the_audit(monkeypatch):
     monkeypatch.setattr(bounds_module, "subsample_rate", _half_rate)
     result = audit(
         _bounds_on_half, *PAIR, epsilon=EPSILON, statistic=_width,
-        n_search=100, n_samples=200, random_state=0,
+        n_search=100, n_samples=100, random_state=0,
     )  # fmt: skip
     assert result.passed, result
 
