@@ -52,7 +52,7 @@ import numpy as np
 
 from skdp.exceptions import PublicBoundsWarning
 from skdp.mechanisms import check_random_state, geometric
-from skdp.utils._bounds_scan import feature_boxes, poisson_subsample, subsample_rate
+from skdp.utils._bounds_scan import feature_boxes, poisson_rows, poisson_subsample, subsample_rate
 from skdp.utils._bounds_shares import (  # noqa: F401 (the rules' constants, re-exported)
     MARGIN_RECORDS,
     MAX_BOUNDS_SHARE,
@@ -175,7 +175,7 @@ def estimate_bounds(X, *, epsilon, tier=1, n_noisy=None, random_state=None):
     """
     X = np.asarray(X, dtype=float)
     X = X.reshape(-1, 1) if X.ndim == 1 else X
-    if not np.all(np.isfinite(X)):
+    if X.size and not (np.isfinite(X.min()) and np.isfinite(X.max())):  # nan propagates
         raise ValueError("X must be finite to estimate its bounds")
     d, rng = X.shape[1], check_random_state(random_state)
     if tier == 3:
@@ -194,11 +194,12 @@ def estimate_bounds(X, *, epsilon, tier=1, n_noisy=None, random_state=None):
         epsilon = check_epsilon(epsilon)
         scan, sign = (1 - SIGN_SHARE) * epsilon / d, SIGN_SHARE * epsilon / d
         rate = subsample_rate(n_noisy, scan)
-        X, n_noisy = poisson_subsample(X, rate, rng), _expected(n_noisy, rate)
-        q = margin_quantile(BOUNDS_QUANTILE, n_noisy, scan)
+        rows = poisson_rows(X.shape[0], rate, rng)
+        q = margin_quantile(BOUNDS_QUANTILE, _expected(n_noisy, rate), scan)
         lower, upper = feature_boxes(
-            X, q, scan_epsilon=scan, sign_epsilon=sign, clip_share=1 - BOUNDS_QUANTILE, rng=rng
-        )
+            X, rows, q, scan_epsilon=scan, sign_epsilon=sign, clip_share=1 - BOUNDS_QUANTILE,
+            rng=rng,
+        )  # fmt: skip
     else:
         raise ValueError(f"tier must be 1, 2 or 3, got {tier!r}")
     narrow = upper - lower < _MIN_WIDTH

@@ -36,6 +36,7 @@ __all__ = [
     "SUBSAMPLE_ROWS",
     "column_counts",
     "feature_boxes",
+    "poisson_rows",
     "poisson_subsample",
     "scan_counts",
     "sign_sides",
@@ -48,6 +49,7 @@ SUBSAMPLE_ROWS, SUBSAMPLE_RECORDS = 2**16, 1000.0
 # how many noise scales above the clipped share of the noisy total a side's count must
 # be to count as present (sign_sides)
 SIGN_SCALES = 2.0
+_BLOCK = 2**16  # rows per block of coins
 
 
 def subsample_rate(n_noisy, epsilon_scan):
@@ -69,10 +71,32 @@ def subsample_rate(n_noisy, epsilon_scan):
     return min(1.0, keep / max(n_noisy, 1))
 
 
+def poisson_rows(n_rows, rate, rng):
+    """The indices of the rows kept, each independently with probability ``rate``.
+
+    None (every row, no draw) when ``rate >= 1``. The coins are drawn in blocks of
+    ``2**16`` rows (the same stream as one draw), so no ``n``-sized temporary is held.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdp.utils._bounds_scan import poisson_rows
+    >>> poisson_rows(8, 0.5, np.random.default_rng(0))
+    array([1, 2, 3])
+    """
+    if rate >= 1:
+        return None
+    blocks = [
+        start + np.flatnonzero(rng.random(min(_BLOCK, n_rows - start)) < rate)
+        for start in range(0, n_rows, _BLOCK)
+    ]
+    return np.concatenate(blocks) if blocks else np.zeros(0, dtype=np.intp)
+
+
 def poisson_subsample(X, rate, rng):
     """The rows of ``X`` each kept independently with probability ``rate``.
 
-    ``X`` itself (no copy, no draw) when ``rate >= 1``.
+    ``X`` itself (no copy, no draw) when ``rate >= 1`` (:func:`poisson_rows`).
 
     Examples
     --------
@@ -82,9 +106,8 @@ def poisson_subsample(X, rate, rng):
     >>> poisson_subsample(X, 0.25, np.random.default_rng(0)).shape
     (25015, 2)
     """
-    if rate >= 1:
-        return X
-    return X[rng.random(X.shape[0]) < rate]
+    rows = poisson_rows(X.shape[0], rate, rng)
+    return X if rows is None else X[rows]
 
 
 def column_counts(column, candidates=_ANCHORED_GRID):
@@ -151,18 +174,20 @@ def sign_sides(counts, epsilon, rng, *, clip_share):
     return negative > threshold, positive > threshold
 
 
-def feature_boxes(X, q, *, scan_epsilon, sign_epsilon, clip_share, rng):
-    """Tier 1 of :func:`skdp.utils._bounds.estimate_bounds` on the rows ``X`` it reads.
+def feature_boxes(X, rows, q, *, scan_epsilon, sign_epsilon, clip_share, rng):
+    """Tier 1 of :func:`skdp.utils._bounds.estimate_bounds` on the ``rows`` it reads.
 
     For each feature: :func:`scan_counts` of the ``q`` quantile of ``|x_j|`` and
     :func:`sign_sides` (``scan_epsilon`` and ``sign_epsilon``), both from one
-    :func:`column_counts`; the box is ``[-R_j, R_j]`` with an absent side set to 0.
+    :func:`column_counts` of the column's ``rows`` (None: all; one column copied at a
+    time); the box is ``[-R_j, R_j]`` with an absent side set to 0.
     """
     d = X.shape[1]
+    n_values = X.shape[0] if rows is None else rows.size
     lower, upper = np.empty(d), np.empty(d)
     for j in range(d):
-        below, *counts = column_counts(X[:, j])
-        magnitude = scan_counts(below, X.shape[0], q, epsilon=scan_epsilon, random_state=rng)
+        below, *counts = column_counts(X[:, j] if rows is None else X[rows, j])
+        magnitude = scan_counts(below, n_values, q, epsilon=scan_epsilon, random_state=rng)
         negative, positive = sign_sides(counts, sign_epsilon, rng, clip_share=clip_share)
         lower[j] = -magnitude if negative else -0.0
         upper[j] = magnitude if positive else 0.0

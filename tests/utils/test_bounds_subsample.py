@@ -60,6 +60,14 @@ def test_a_poisson_subsample_keeps_each_row_independently():
     assert poisson_subsample(X, 1.0, rng) is X and rng.bit_generator.state == state
 
 
+@pytest.mark.parametrize("bad", [np.inf, -np.inf, np.nan])
+def test_non_finite_values_anywhere_are_refused(bad):
+    X = np.ones((1000, 3))
+    X[517, 1] = bad
+    with pytest.raises(ValueError, match="finite"):
+        estimate_bounds(X, epsilon=1.0, random_state=0)
+
+
 def test_many_rows_are_scanned_on_a_subsample_of_the_rate(monkeypatch):
     seen = []
 
