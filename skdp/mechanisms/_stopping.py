@@ -9,7 +9,7 @@ from skdp.mechanisms._rng import check_random_state
 
 __all__ = ["truncated_negative_binomial"]
 
-_FIRST_BLOCK = 16  # probabilities computed per block (doubling) when walking the cdf
+_FIRST_BLOCK, _LAST_BLOCK = 16, 2**20  # cdf walk: blocks double up to 2^20 probabilities
 
 
 def truncated_negative_binomial(eta, gamma, *, random_state=None):
@@ -96,4 +96,4 @@ def _negative_shape(eta, gamma, rng):
         if p[-1] == 0.0 or cdf[-1] == below:  # the rest of the tail is below rounding
             return int(k[-1])
         start, below, log_first = start + size, float(cdf[-1]), float(log_p[-1] + steps[-1])
-        size *= 2
+        size = min(2 * size, _LAST_BLOCK)

@@ -74,6 +74,11 @@ def _stop_probability(eta, mean):
     low, high = 1e-300, 1.0 - 1e-12
     if _mean(eta, high) >= mean:
         return high
+    if _mean(eta, low) < mean:  # eta near -1: K is almost always 1, whatever gamma
+        raise ValueError(
+            f"the negative binomial shape eta={eta:g} cannot reach {mean:g} expected runs "
+            "(its mean stays near 1 for every stop probability): choose a larger eta"
+        )
     return float(brentq(lambda g: _mean(eta, g) - mean, low, high, xtol=1e-300, rtol=1e-14))
 
 

@@ -180,6 +180,7 @@ def test_randomized_search_draws_from_distributions():
     ("params", "match"),
     [
         ({"repetitions": "poisson"}, "Poisson"),
+        ({"repetitions": ("negative_binomial", -0.999)}, "cannot reach"),
         ({"scoring": "roc_auc"}, "scoring"),
         (
             {
