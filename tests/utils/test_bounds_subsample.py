@@ -146,6 +146,6 @@ def test_subsampled_bounds_pass_a_large_audit(monkeypatch):
     monkeypatch.setattr(bounds_module, "subsample_rate", _half_rate)
     result = audit(
         _bounds_on_half, *PAIR, epsilon=EPSILON, statistic=_width,
-        n_search=2000, n_samples=10000, random_state=1,
+        n_search=1000, n_samples=5000, random_state=1,
     )  # fmt: skip
     assert result.passed, result
