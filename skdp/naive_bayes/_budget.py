@@ -10,20 +10,54 @@ class counts already give.
 """
 
 import math
+from functools import partial
 
 import numpy as np
 
 from skdp.mechanisms import geometric
 from skdp.utils._bounds import bounds_share, estimate_bounds, warn_public_bounds
+from skdp.utils._stats import sum_blocks
 from skdp.utils.validation import split_budget
 
-__all__ = ["COUNT_SHARE", "SPLIT", "counts_then_bounds"]
+__all__ = [
+    "COUNT_SHARE",
+    "SPLIT",
+    "SQUARES_FLOOR_LIMIT",
+    "UNIFORM_VARIANCE",
+    "counts_then_bounds",
+    "released_counts",
+    "squares_floor",
+]
 
 # declared bounds: shares of epsilon for class counts, sums, squares
 SPLIT = {"counts": 0.2, "sums": 0.4, "squares": 0.4}
 # bounds=None: the class counts' share of epsilon (released first); the sums and squares
 # split what the bounds leave evenly
 COUNT_SHARE = 0.1
+# the squares are released only when their pooled variance's noise floor is below this
+# share of h^2 (module docstring); else every variance is UNIFORM_VARIANCE h^2
+SQUARES_FLOOR_LIMIT, UNIFORM_VARIANCE = 0.05, 1 / 3
+
+
+def released_counts(codes, n_classes, *, epsilon, random_state):
+    """Noisy class counts, discrete Laplace (sensitivity 1: a record is in one class);
+    ``codes`` may be a dask array (counted where its blocks live)."""
+    exact = sum_blocks(partial(np.bincount, minlength=n_classes), codes)
+    return geometric(exact, epsilon=epsilon, random_state=random_state)
+
+
+def squares_floor(count, n_features, epsilon_squares):
+    """The noise floor of the pooled variance, in units of ``h^2``: ``sqrt(K) d / (2
+    epsilon_squares N~)`` with ``N~`` the total of ``max(count, 1)``.
+
+    Examples
+    --------
+    >>> from skdp.naive_bayes._budget import squares_floor
+    >>> round(squares_floor([33, 35, 31], 4, 0.4), 3)
+    0.087
+    """
+    n = np.maximum(np.asarray(count), 1)
+    return float(np.sqrt(n.size) * n_features / (2 * epsilon_squares * n.sum()))
 
 
 def counts_then_bounds(X, codes, n_classes, epsilon, *, stacklevel, random_state):
@@ -56,9 +90,11 @@ def counts_then_bounds(X, codes, n_classes, epsilon, *, stacklevel, random_state
         ``{"n_samples": 0, "bounds", "counts", "sums", "squares"}``, adding up to
         ``epsilon``.
     """
-    epsilon_count = COUNT_SHARE * epsilon
-    exact = np.bincount(codes, minlength=n_classes)
-    count = geometric(exact, epsilon=epsilon_count, random_state=random_state)
+    # COUNT_SHARE of epsilon, rounded so that the rest is exact (Sterbenz: epsilon minus
+    # a float in [epsilon / 2, epsilon] is a float): when the squares are not released,
+    # the sums alone can then close the ledger on epsilon to the last bit
+    epsilon_count = epsilon - (1 - COUNT_SHARE) * epsilon
+    count = released_counts(codes, n_classes, epsilon=epsilon_count, random_state=random_state)
     # the total of the released counts: post-processing, the record count of the tiers
     n_noisy = max(int(np.sum(count)), 1)
     share, tier = bounds_share(n_noisy, epsilon, X.shape[1])

@@ -5,10 +5,12 @@ import warnings
 
 import numpy as np
 import pytest
-from sklearn.datasets import load_iris
+from sklearn.datasets import load_iris, load_wine
+from sklearn.model_selection import train_test_split
 
 from skdp import PrivacyLedger
 from skdp.naive_bayes import GaussianNB
+from skdp.naive_bayes._budget import SQUARES_FLOOR_LIMIT, squares_floor
 from skdp.naive_bayes._small_budget import pooled_means
 from skdp.utils._centred_sums import CentredSums
 
@@ -80,3 +82,40 @@ def test_per_class_variances_on_request():
     np.testing.assert_allclose(model.var_, exact, rtol=1e-3)
     with pytest.raises(ValueError, match="variances"):
         GaussianNB(variances="tied", **PUBLIC).fit(X_IRIS, Y_IRIS)
+
+
+def test_squares_that_would_be_noise_are_not_released_and_the_sums_get_their_share():
+    """Iris at epsilon 0.5: the pooled variance's noise floor sqrt(3) 4 / (2 0.2 150)
+    = 0.12 h^2 is above the limit: no squares, 0.8 epsilon on the sums (their noise
+    halves) and the uniform box's variance h^2 / 3 for every class and feature."""
+    with PrivacyLedger() as ledger:
+        model = GaussianNB(epsilon=0.5, random_state=0, **PUBLIC).fit(X_IRIS, Y_IRIS)
+    assert squares_floor(model.class_count_, 4, 0.2) >= SQUARES_FLOOR_LIMIT
+    assert model.epsilon_split_["squares"] == 0.0
+    assert model.epsilon_split_["sums"] == pytest.approx(0.4)
+    assert [entry.mechanism for entry in ledger.entries] == ["geometric", "laplace"]
+    assert model.privacy_spent_.epsilon == 0.5
+    np.testing.assert_array_equal(model.var_, np.full((3, 4), 16.0 / 3))
+
+
+def test_squares_are_released_when_their_noise_floor_is_small():
+    model = GaussianNB(epsilon=7.0, random_state=0, **PUBLIC).fit(X_IRIS, Y_IRIS)
+    assert model.epsilon_split_["squares"] == pytest.approx(2.8)
+    assert len(np.unique(model.var_)) == 4  # one pooled variance per feature
+
+
+def test_the_sums_share_of_the_squares_lifts_small_budget_accuracy():
+    """Wine (13 features, 124 training rows) at epsilon 2 with declared bounds: the
+    squares' noise floor sqrt(3) 13 / (2 0.8 124) = 0.11 h^2 is above every feature's
+    within-class variance; their share on the sums takes the mean test accuracy over
+    10 seeds from 0.70 (squares released) to 0.84."""
+    X, y = load_wine(return_X_y=True)
+    X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.3, random_state=0)
+    public = {"bounds": (X.min(axis=0), X.max(axis=0)), "classes": [0, 1, 2]}
+    scores = [
+        GaussianNB(epsilon=2.0, random_state=seed, **public)
+        .fit(X_train, y_train)
+        .score(X_test, y_test)
+        for seed in range(10)
+    ]
+    assert np.mean(scores) > 0.78, scores
