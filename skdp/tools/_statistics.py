@@ -306,6 +306,17 @@ def sum(a, axis=None, *, epsilon, bounds=None, random_state=None):
     input adds the column sums. No count is needed, so none is released (beyond the
     noisy count of a bounds estimate).
 
+    **No add/remove mechanism does better** (up to a constant): take any data set
+    ``D`` and ``D'``, ``D`` plus one record at the bound of larger magnitude (``u``
+    if ``|u| >= |l|``). They are neighbours and their sums differ by ``m =
+    max(|l|, |u|)``; with ``k`` such records added (``k`` about ``1 / epsilon``, group
+    privacy: output laws within ``e^(k epsilon)``), the sums differ by ``k m`` while
+    an ``epsilon``-DP release cannot tell the data sets apart reliably, so its error
+    on one of them is of order ``m / epsilon``. Substitution neighbours (diffprivlib)
+    only replace a record, which moves the sum by ``u - l``, smaller than ``m`` when
+    the range excludes 0 (``[4, 8]``: 4 against 8); that noise needs the number of
+    records to be public, which add/remove does not allow.
+
     Examples
     --------
     >>> import numpy as np

@@ -92,3 +92,24 @@ def test_pandas_output():
     ).set_output(transform="pandas")
     out = scaler.fit_transform(frame)
     assert isinstance(out, pd.DataFrame) and list(out.columns) == ["height", "offset"]
+
+
+def test_noise_dominated_fits_shrink_to_the_box_prior_not_to_its_edge():
+    # n epsilon / d = 2: the squares' noise floor is near h^2 and used to pin var_
+    # there (scale_ near 4 for a unit variance in a box of half-width 5), the mean
+    # anywhere in the box; the shrunk moments stay near the uniform prior
+    X = np.random.default_rng(0).normal(size=(200, 10))
+    errors = []
+    for seed in range(5):
+        scaler = StandardScaler(epsilon=0.1, bounds=(-5, 5), random_state=seed).fit(X)
+        errors.append((np.abs(scaler.scale_ - 1).mean(), np.abs(scaler.mean_).mean()))
+    scale_error, mean_error = np.mean(errors, axis=0)
+    assert scale_error < 2.3  # 2.0 (the prior's sqrt(25 / 3) = 2.9 or below); 2.8 before
+    assert mean_error < 1.0  # 0.4; 3.3 before
+
+
+def test_shrinkage_vanishes_when_the_noise_is_small():
+    X = np.random.default_rng(1).normal([3.0, -2.0], [1.0, 0.2], size=(20000, 2))
+    scaler = StandardScaler(epsilon=2.0, bounds=([-5, -4], [11, 0]), random_state=0).fit(X)
+    np.testing.assert_allclose(scaler.mean_, [3.0, -2.0], atol=0.01)
+    np.testing.assert_allclose(scaler.scale_, [1.0, 0.2], rtol=0.02)
