@@ -110,11 +110,12 @@ def poisson_subsample(X, rate, rng):
     return X if rows is None else X[rows]
 
 
-def column_counts(column, candidates=_ANCHORED_GRID):
+def column_counts(column, candidates=_ANCHORED_GRID, *, overwrite=False):
     """``(below, negative, positive)`` of one column, from one sort.
 
     ``below[i] = #{|x| < candidates[i]}`` (candidates increasing, the first one 0 or
-    more), ``negative = #{x < 0}`` and ``positive = #{x > 0}``.
+    more), ``negative = #{x < 0}`` and ``positive = #{x > 0}``. ``overwrite=True``
+    sorts ``column`` itself (a contiguous array of the caller's) instead of a copy.
 
     Examples
     --------
@@ -125,7 +126,9 @@ def column_counts(column, candidates=_ANCHORED_GRID):
     >>> below.tolist(), negative, positive
     ([0, 2, 4], 2, 1)
     """
-    ordered = np.sort(column)
+    if overwrite:
+        column.sort()
+    ordered = column if overwrite else np.sort(column)
     positive_candidates = candidates > 0
     below = np.zeros(candidates.size, dtype=np.int64)
     c = candidates[positive_candidates]
@@ -179,14 +182,23 @@ def feature_boxes(X, rows, q, *, scan_epsilon, sign_epsilon, clip_share, rng):
 
     For each feature: :func:`scan_counts` of the ``q`` quantile of ``|x_j|`` and
     :func:`sign_sides` (``scan_epsilon`` and ``sign_epsilon``), both from one
-    :func:`column_counts` of the column's ``rows`` (None: all; one column copied at a
-    time); the box is ``[-R_j, R_j]`` with an absent side set to 0.
+    :func:`column_counts` of the column's ``rows``; the box is ``[-R_j, R_j]`` with
+    an absent side set to 0. With ``rows`` None every row is read, one column copied
+    at a time; else the subsample is copied once, transposed (a ``rate`` share of
+    ``X``: one pass over the rows kept instead of one per column), and sorted in place.
     """
     d = X.shape[1]
     n_values = X.shape[0] if rows is None else rows.size
+    if rows is not None:
+        columns = np.empty((d, rows.size))
+        for start in range(0, rows.size, _BLOCK):
+            columns[:, start : start + _BLOCK] = X[rows[start : start + _BLOCK]].T
     lower, upper = np.empty(d), np.empty(d)
     for j in range(d):
-        below, *counts = column_counts(X[:, j] if rows is None else X[rows, j])
+        if rows is None:
+            below, *counts = column_counts(X[:, j])
+        else:
+            below, *counts = column_counts(columns[j], overwrite=True)
         magnitude = scan_counts(below, n_values, q, epsilon=scan_epsilon, random_state=rng)
         negative, positive = sign_sides(counts, sign_epsilon, rng, clip_share=clip_share)
         lower[j] = -magnitude if negative else -0.0
