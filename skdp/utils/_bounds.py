@@ -132,8 +132,9 @@ def estimate_bounds(X, *, epsilon, tier=1, n_noisy=None, random_state=None):
     With ``n_noisy`` above what a scan needs, the scans and histograms read a Poisson
     subsample of the rows, each kept with the public probability
     :func:`~skdp.utils._bounds_scan.subsample_rate` of ``n_noisy`` and the scan's
-    epsilon (at least ``2**16`` rows and ``1000 / epsilon_scan``: 133,000 rows at
-    ``epsilon = 1`` on 10 features); the quantile rule then reads the expected size
+    epsilon (at least ``2**16`` rows and ``1000 / epsilon_scan``: 133,333 rows for an
+    estimator at ``epsilon = 1`` on 10 features, whose bounds take 10% and each scan
+    ``0.0075``); the quantile rule then reads the expected size
     ``rate n~``. One sort per column (of the subsample) gives both the scan's
     ranks and the sign counts (:func:`~skdp.utils._bounds_scan.column_counts`).
 
