@@ -65,7 +65,8 @@ class RandomForestClassifier(DifferentialPrivacyMixin, ClassifierMixin, BaseEsti
         Each tree's cap on its specializations, as in :class:`~skdp.tree.DPDecisionTree`
         (``"auto"`` follows each tree's own noisy count of its part).
     leaf_budget : float in (0, 1), default=0.3
-        Each tree's share of its epsilon (after its count) for its cell counts.
+        Each tree's share of its epsilon (after its count) for its cell counts (raised
+        to 0.5 on small multiclass parts, as in :class:`~skdp.tree.DPDecisionTree`).
     n_split_points : int, default=15
         Candidate split points per interval of a column with bounds.
     bounds : None, tuple, dict or (lower, upper) arrays, default=None
@@ -264,25 +265,23 @@ class RandomForestClassifier(DifferentialPrivacyMixin, ClassifierMixin, BaseEsti
         )
 
     def _parts(self, data, frame, classes, codes, categories, numeric, n_estimators, rng):
-        """``(X_t, y_t)`` per tree: its records, plus the public record when ``T > 1``."""
+        """``(X_t, y_t)`` per tree: its records, plus the public record when ``T > 1``.
+
+        The draws are made here, the parts one at a time as the trees take them (a
+        generator): the forest holds one part besides ``X``, not a second copy of it.
+        """
         labels = classes[codes]
         if n_estimators == 1:
-            return [(data, labels)]
+            return iter([(data, labels)])
         tree_of = assign(len(frame), n_estimators, rng)
         extra = public_record(frame, self.bounds, categories, self.taxonomies, numeric)
         if isinstance(data, pd.DataFrame):
             extra_rows = record_frame(extra, data)
         else:
             extra_rows = np.array([extra], dtype=data.dtype if data.dtype.kind == "O" else float)
-        parts = []
-        for t in range(n_estimators):
-            mine = tree_of == t
-            if isinstance(data, pd.DataFrame):
-                rows = pd.concat([data[mine], extra_rows], ignore_index=True)
-            else:
-                rows = np.concatenate([data[mine], extra_rows])
-            parts.append((rows, np.concatenate([labels[mine], classes[:1]])))
-        return parts
+        return (
+            _part(data, labels, tree_of == t, extra_rows, classes[:1]) for t in range(n_estimators)
+        )
 
     def _fit_trees(self, trees, parts):
         """Fit every tree in one parallel-composition block (class Notes)."""
@@ -340,6 +339,15 @@ class RandomForestClassifier(DifferentialPrivacyMixin, ClassifierMixin, BaseEsti
         tags.classifier_tags.poor_score = True
         tags.input_tags.categorical = True  # DataFrame columns of categories or strings
         return tags
+
+
+def _part(data, labels, mine, extra_rows, extra_label):
+    """The records of one tree and the public record."""
+    if isinstance(data, pd.DataFrame):
+        rows = pd.concat([data[mine], extra_rows], ignore_index=True)
+    else:
+        rows = np.concatenate([data[mine], extra_rows])
+    return rows, np.concatenate([labels[mine], extra_label])
 
 
 def _fit_detached(tree, X, y):

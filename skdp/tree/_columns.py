@@ -35,7 +35,8 @@ def as_frame(X, estimator_name="DPDecisionTree"):
             f"{estimator_name} does not accept sparse input; pass a dense array or DataFrame"
         )
     checked = check_array(X, dtype=None, ensure_all_finite=False, ensure_min_samples=1)
-    return X if isinstance(X, pd.DataFrame) else pd.DataFrame(checked)
+    # a view of the array (pandas 3 copies by default): nothing here writes to it
+    return X if isinstance(X, pd.DataFrame) else pd.DataFrame(checked, copy=False)
 
 
 def _is_categorical(series, declared, from_frame):
@@ -96,9 +97,19 @@ class Columns:
 
     def encode(self, frame, *, clip_warning=False):
         """Encoded values per attribute of a frame returned by :func:`as_frame`."""
+        return list(self._encoded(frame, clip_warning))
+
+    def encode_matrix(self, frame, *, clip_warning=False):
+        """:meth:`encode`'s columns as one Fortran-ordered float array, filled a column at
+        a time: a fit then holds one copy of its records, not two."""
+        matrix = np.empty((len(frame), len(self.names)), order="F")
+        for j, values in enumerate(self._encoded(frame, clip_warning)):
+            matrix[:, j] = values
+        return matrix
+
+    def _encoded(self, frame, clip_warning):
         if frame.shape[1] != len(self.names):
             raise ValueError(f"X has {frame.shape[1]} columns, expected {len(self.names)}")
-        encoded = []
         for j, attribute in enumerate(self.attributes):
             column = frame.iloc[:, j]
             if attribute.kind != "numeric":  # categories: a taxonomy or a declared order
@@ -107,14 +118,13 @@ class Columns:
                         f"Column {self.names[j]!r} has missing values; DPDecisionTree does "
                         "not accept them. Drop those rows or map them to a category."
                     )
-                encoded.append(attribute.encode(column))
+                yield attribute.encode(column)
             else:
                 values = _numbers(column, self.names[j])
                 low, high = attribute.intervals[0]
                 if clip_warning:
                     values = clip_to_bounds(values, low, high, name=f"column {self.names[j]!r}")
-                encoded.append(attribute.encode(values))
-        return encoded
+                yield attribute.encode(values)
 
 
 def _numbers(column, name):

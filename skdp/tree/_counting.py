@@ -141,8 +141,7 @@ class LevelCounter:
     def _read(self, what, j, compute):
         if self._cache is None:
             return compute()
-        found = self._cache.get(what, j, self._attributes[j], compute)
-        return found if found.dtype == np.int32 else found.astype(np.int32)
+        return self._cache.get(what, j, self._attributes[j], lambda: compact(compute()))
 
     def counts(self, encoded, y):
         """The block's cell x class counts and its tensor of every chosen attribute: a
@@ -156,7 +155,8 @@ class LevelCounter:
             positions.append(
                 self._read("position", j, lambda v=values, j=j: v.position(encoded[:, j]))
             )
-            cell = cell * size + positions[j]
+            cell *= size
+            cell += positions[j]
         found = [self._count(cell * k + y, self.n_cells * k)]
         occupied = self._occupied(cell) if self._cache is not None else None
         room = max(self.dense_limit, OCCUPIED_PER_ROW * y.size)
@@ -166,6 +166,8 @@ class LevelCounter:
                 cells, index = occupied
                 flat = (index * n_bins + bins) * k + y
                 counts = np.bincount(flat, minlength=cells.size * n_bins * k)
+                del flat  # counts of at most n records: int32 holds them in half the room
+                counts = counts.astype(np.int32 if y.size < 2**31 else np.int64)
                 found.append(OccupiedCounts(cells, counts.reshape(-1, n_bins, k)))
             else:
                 found.append(
@@ -187,6 +189,18 @@ class LevelCounter:
         if size <= self.dense_limit:
             return np.bincount(flat, minlength=size)
         return SparseCounts(flat)
+
+
+def compact(values):
+    """Non-negative indices in the smallest unsigned type that holds them (a numpy fit
+    caches two per record and attribute: 2 bytes each on Adult, not 16)."""
+    top = int(values.max()) if values.size else 0
+    if values.size and values.min() < 0:
+        return values.astype(np.int32)
+    for dtype in (np.uint8, np.uint16, np.uint32):
+        if top <= np.iinfo(dtype).max:
+            return values.astype(dtype)
+    return values
 
 
 def position_maps(attributes, cache=None):

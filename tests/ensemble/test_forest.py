@@ -141,3 +141,21 @@ def test_a_cap_stops_the_forest_before_any_worker_draws_noise(monkeypatch):
     with pytest.raises(BudgetExceededError), BudgetAccountant(epsilon=0.5) as accountant:
         model.fit(X, Y)
     assert sent == [] and accountant.spent.epsilon == 0.0
+
+
+def test_the_forest_builds_one_part_at_a_time():
+    # the parts were all built before the first tree (a second copy of X): about 345
+    # bytes a record here; one part at a time, about 120
+    import tracemalloc
+
+    rng = np.random.default_rng(0)
+    X_big = rng.uniform(0, 4, size=(5_000, 10))
+    y_big = (X_big[:, 0] > 2).astype(int)
+    model = RandomForestClassifier(4, n_levels=2, **PUBLIC, random_state=0)
+    tracemalloc.start()
+    try:
+        model.fit(X_big, y_big)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak / len(X_big) < 220

@@ -92,6 +92,31 @@ def test_selected_depth_never_drops_below_k_minus_one_cuts():
     assert plan(1, 100, 0.005, 0.095, 0.3, 3).n_levels == 1
 
 
+def test_the_k_minus_one_floor_gives_its_cells_half_the_budget_for_counts():
+    # Iris's 100 rows at epsilon 0.5 in the forest (0.49 for the tree, 10% for its
+    # count): the count rule gives one level, the floor two; their 12 counts at 30% of
+    # the rest (0.132, noise scale 7.6 on cells of ~33 records) swapped two cells'
+    # classes on a parity seed (0.28): the counts now take half
+    floor = plan("auto", 100, 0.049, 0.441, 0.3, 3)
+    assert floor.n_levels == 2 and floor.selection == pytest.approx(0.441 * 0.5)
+    assert plan("auto", 100, 0.049, 0.441, 0.6, 3).selection == pytest.approx(0.441 * 0.4)
+    # the count rule allows the floor: the leaf budget as given; an int depth as given
+    assert plan("auto", 10_000, 0.1, 0.9, 0.3, 3).selection == pytest.approx(0.9 * 0.7)
+    assert plan(2, 100, 0.049, 0.441, 0.3, 3).selection == pytest.approx(0.441 * 0.7)
+    # two classes: the floor is one level, which the count rule always allows
+    assert plan("auto", 100, 0.049, 0.441, 0.3, 2).selection == pytest.approx(0.441 * 0.7)
+    # the scale-free grid's selections keep their share (the fit passes 0)
+    unbounded = plan("auto", 100, 0.049, 0.441, 0.3, 3, floor_counts=0.0)
+    assert unbounded.selection == pytest.approx(0.441 * 0.7)
+    X, y = load_iris(return_X_y=True)
+    X = X[:, 2:]  # the petals: two columns keep the fits fast
+    tree = DPDecisionTree(epsilon=0.5, bounds=(0.0, 8.0), classes=[0, 1, 2], random_state=0)
+    split = tree.fit(X, y).epsilon_split_
+    assert split["counts"] > 0.45 * (split["counts"] + split["selection"])  # was 0.3
+    split = tree.set_params(bounds=None).fit(X, y).epsilon_split_
+    assert split["counts"] < 0.35 * (split["counts"] + split["selection"])
+
+
 def test_scale_free_candidates_are_public_and_refine_inside_narrow_intervals():
     attribute = NumericAttribute("x", -np.inf, np.inf, 7)
     root = attribute.split_points(0)
