@@ -346,7 +346,7 @@ def clean_blobs():
 
 @pytest.fixture(scope="module")
 def noisy_blobs():
-    X, truth = blobs(sizes=(800, 800, 800), n_outliers=20)
+    X, truth = blobs(sizes=(400, 400, 400), n_outliers=20)  # scikit-learn's OPTICS: 3 s
     return X, truth, OPTICS(min_samples=20, cluster_method="dbscan", eps=1.5).fit(X).labels_
 
 

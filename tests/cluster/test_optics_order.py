@@ -60,10 +60,10 @@ def clustered_cells(shape, seed, n_bumps=4):
 
 
 CASES = {
-    "2-D bumps, max_eps inf": ((40, 40), 0, 20, np.inf),
-    "2-D bumps, max_eps 0.2": ((40, 40), 1, 20, 0.2),
-    "3-D bumps": ((12, 12, 12), 2, 50, np.inf),
-    "2-D sparse, min_samples above every cell": ((30, 30), 3, 400, np.inf),
+    "2-D bumps, max_eps inf": ((32, 32), 0, 20, np.inf),
+    "2-D bumps, max_eps 0.2": ((32, 32), 1, 20, 0.2),
+    "3-D bumps": ((10, 10, 10), 2, 50, np.inf),
+    "2-D sparse, min_samples above every cell": ((24, 24), 3, 400, np.inf),
     "1-D": ((300,), 4, 10, np.inf),
 }
 
@@ -82,8 +82,8 @@ def test_the_ordering_is_the_textbook_scans_to_the_bit(shape, seed, min_samples,
 
 
 def test_a_full_grid_with_equal_weights_breaks_every_tie_like_the_scan():
-    points = grid_cells((25, 25), np.arange(625))
-    weights = np.full(625, 3.0)
+    points = grid_cells((20, 20), np.arange(400))
+    weights = np.full(400, 3.0)
     core = weighted_core_distances(points, weights, 10, np.inf)
     expected = textbook_scan(points, core, np.inf)
     found = weighted_optics(points, weights, 10)
@@ -104,8 +104,8 @@ class CountingPoints(np.ndarray):
 
 
 def test_the_ordering_reads_each_cells_neighbourhood_not_every_pair():
-    # 3000-odd cells of a 64 x 64 grid: the scan gathers ~n^2 / 2 = 5e6 rows
-    points, weights = clustered_cells((64, 64), 5, n_bumps=6)
+    # 1300-odd cells of a 48 x 48 grid: the scan gathers ~n^2 / 2 = 9e5 rows
+    points, weights = clustered_cells((48, 48), 5, n_bumps=6)
     n = points.shape[0]
     CountingPoints.rows = 0
     ordering, *_ = weighted_optics(points.view(CountingPoints), weights, 20)
