@@ -138,10 +138,13 @@ class PCA(
 
     1. with ``bounds=None``, a noisy count and the private box of
        :func:`~skdp.utils._bounds.estimate_public_inputs` (its shares);
-    2. the mean (:mod:`skdp.decomposition._centring`): a count (discrete Laplace,
-       sensitivity 1) and the sums ``T_j = sum_i (x_ij - c_j) / h_j`` of the rows
-       clipped to the box (midpoints ``c_j``, half-ranges ``h_j``): one row moves
-       ``T`` by at most ``d`` in L1. ``mean_`` soft-thresholds the noisy offset from
+    2. the mean (:mod:`skdp.decomposition._centring`): a count (sensitivity 1) and the
+       sums ``T_j = sum_i (x_ij - c_j) / h_j`` of the rows clipped to the box
+       (midpoints ``c_j``, half-ranges ``h_j``): one row moves ``T`` by at most ``d``
+       in L1. Both go out in one Laplace release of ``(a n, T)`` at sensitivity ``a +
+       d``, ``a = d epsilon_count / epsilon_mean``, which gives each the noise scale of
+       a release of its own (``1 / epsilon_count``, ``d / epsilon_mean``). ``mean_``
+       soft-thresholds the noisy offset from
        ``c`` at twice its Laplace scale ``d h_j / (epsilon_mean n~)``
        (post-processing): centring on a noisy mean adds a spurious direction ``n (mu
        - mean_)(mu - mean_)^T`` to the scatter, and an offset the noise could explain

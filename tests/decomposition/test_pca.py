@@ -9,10 +9,11 @@ import pandas as pd
 import pytest
 from sklearn.datasets import load_wine
 from sklearn.decomposition import PCA as SklearnPCA
-from sklearn.linear_model import LogisticRegression
+from sklearn.neighbors import NearestCentroid
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import scale
 
+import skdp.decomposition._centring as centring_module
 from skdp.accounting import PrivacyLedger, privacy_spent
 from skdp.decomposition import PCA
 from skdp.decomposition._centring import private_centring
@@ -97,9 +98,11 @@ def test_set_output_and_feature_names():
 
 
 def test_downstream_accuracy():
-    projected = PCA(2, epsilon=5.0, random_state=0, **DECLARED).fit_transform(X_WINE)
-    # non-private PCA(2): 0.96
-    assert LogisticRegression().fit(projected, Y_WINE).score(projected, Y_WINE) > 0.85
+    scores = []
+    for seed in range(3):
+        projected = PCA(2, epsilon=5.0, random_state=seed, **DECLARED).fit_transform(X_WINE)
+        scores.append(NearestCentroid().fit(projected, Y_WINE).score(projected, Y_WINE))
+    assert np.median(scores) > 0.85  # non-private PCA(2): 0.97
 
 
 def test_a_pipeline_of_private_steps_spends_the_sum():
@@ -207,3 +210,25 @@ def test_the_scatter_is_that_of_the_clipped_centred_rows(box, given_norms):
     Z = D * np.minimum(1.0, 2.0 / norms)[:, np.newaxis] / 2.0
     assert np.count_nonzero(norms > 2.0) > 10
     assert np.allclose(scatter, Z.T @ Z, atol=1e-9)
+
+
+def test_the_count_and_the_sums_are_one_release_at_their_own_scales(monkeypatch):
+    """One call of the exact sampler for both (its fixed cost showed at 10^5 rows), at
+    noise scales 1 / epsilon_count for the count and d / epsilon_sums for the sums."""
+    calls = []
+
+    def spy(value, *, sensitivity, epsilon, random_state):
+        calls.append((np.asarray(value).copy(), sensitivity, epsilon))
+        return value
+
+    monkeypatch.setattr(centring_module, "laplace", spy)
+    X = np.random.default_rng(0).uniform(-1.0, 1.0, size=(200, 3))
+    centring = private_centring(
+        X, -1.0, 1.0, epsilon_count=0.5, epsilon_sums=1.5, stacklevel=1, random_state=0
+    )
+    [(value, sensitivity, epsilon)] = calls
+    weight = value[0] / 200
+    assert epsilon == 2.0 and sensitivity == pytest.approx(weight + 3)
+    assert sensitivity / epsilon / weight == pytest.approx(1 / 0.5)  # the count's scale
+    assert sensitivity / epsilon == pytest.approx(3 / 1.5)  # the sums'
+    assert np.allclose(value[1:], X.sum(axis=0)) and centring.n == 200
