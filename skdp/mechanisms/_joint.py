@@ -54,6 +54,9 @@ _MARGIN = 2.0**-36  # per step and per unit of magnitude; round-off is ~2**-52
 # the same for the windowed program, whose running sums of up to K / 2 terms round off
 # by at most ~2**12 * 1.5 * 2**-52 < 2**-39 per unit: still 2**9 times below
 _WINDOWED_MARGIN = 2.0**-30
+# above this total slack (magnitudes beyond ~10**5 / steps, e.g. epsilon 1e9) the
+# windowed proposal would be rejected too often: the pair matrix's tighter margin is used
+_WINDOWED_MAX_SLACK = 2.0**-8
 _WINDOWED_FROM = 48  # candidates from which the O(K log K) program beats the pair matrix
 
 
@@ -153,11 +156,15 @@ def _forward(bounds, targets, total, rate, strict):
     """Float log messages ``ell[j, i]`` (mass of ``o_1..o_{j+1}`` ending at ``i``), the
     last step's log weights, ``log Z`` and the round-off slack per step: by
     :func:`_forward_windowed` for non-decreasing ranks and at least ``_WINDOWED_FROM``
-    candidates, else by the pair matrix (cheaper on a few candidates)."""
+    candidates unless its slack would make the acceptance rate fall below ``1 -
+    2**-8``, else by the pair matrix (cheaper on a few candidates)."""
     lo, hi = bounds
     if lo.size < _WINDOWED_FROM or np.any(np.diff(lo) < 0) or np.any(np.diff(hi) < 0):
         return _forward_quadratic(bounds, targets, total, rate, strict)
-    return _forward_windowed(bounds, targets, total, rate, strict)
+    out = _forward_windowed(bounds, targets, total, rate, strict)
+    if out[3] * targets.size > _WINDOWED_MAX_SLACK:  # huge rate x ranks: rare acceptances
+        return _forward_quadratic(bounds, targets, total, rate, strict)
+    return out
 
 
 def _forward_windowed(bounds, targets, total, rate, strict):

@@ -208,3 +208,11 @@ def test_windowed_sampler_passes_the_audit_and_its_mutant_is_flagged(monkeypatch
     result = audit(_audited_release(factor), *inputs, epsilon=1.0, n_search=1000,
                    n_samples=5000, random_state=0)  # fmt: skip
     assert result.passed is passes, str(result)
+
+
+def test_huge_rates_fall_back_to_the_pair_matrix_and_still_draw():
+    # epsilon 1e9 on 100 candidates: the windowed slack would make acceptances rare
+    ranks = np.arange(100)
+    out = joint_exponential(ranks, [25, 50, 25], total=100, sensitivity=2, epsilon=1e9,
+                            random_state=0)  # fmt: skip
+    assert out.tolist() == [25, 75]
