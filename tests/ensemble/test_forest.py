@@ -101,7 +101,7 @@ def test_an_empty_part_still_gives_a_tree():
 
 
 def test_predict_proba_averages_the_trees():
-    model = RandomForestClassifier(3, epsilon=50.0, **PUBLIC, random_state=0).fit(X, Y)
+    model = RandomForestClassifier(3, epsilon=50.0, n_levels=1, **PUBLIC, random_state=0).fit(X, Y)
     expected = np.mean([tree.predict_proba(X) for tree in model.estimators_], axis=0)
     np.testing.assert_allclose(model.predict_proba(X), expected)
     np.testing.assert_array_equal(model.predict(X), np.argmax(expected, axis=1))

@@ -157,7 +157,7 @@ def test_both_post_processing_classifiers_learn_iris(classifier):
         DPDecisionTree(epsilon=20.0, n_levels=4, classifier=classifier, **IRIS, random_state=s)
         .fit(X_IRIS, Y_IRIS)
         .score(X_IRIS, Y_IRIS)
-        for s in range(5)
+        for s in range(3)
     ]
     assert np.mean(scores) > 0.85
     proba = (
