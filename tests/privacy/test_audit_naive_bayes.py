@@ -1,7 +1,8 @@
 """Empirical privacy audit of skdp.naive_bayes.GaussianNB on tiny neighbouring datasets.
 
-One feature in the public box ``[-1, 1]``, public classes ``[0, 1]``: three records at 0
-in class 0 and the extra record, at the upper bound 1, in class 1 (removed in the
+One feature in the public box ``[-1, 1]``, public classes ``[0, 1]``: sixty records at 0
+in class 0 (enough that the fit releases the squares: their noise floor is under
+``0.05 h^2``) and the extra record, at the upper bound 1, in class 1 (removed in the
 neighbour, which leaves class 1 empty). The extra record moves class 1's count by 1,
 its centred sum by ``h = 1`` and its centred squares by ``h^2 / 2`` (the whole
 sensitivity of each, ``d = 1``). The released statistics audited against the fit's
@@ -28,8 +29,8 @@ from skdp.naive_bayes import GaussianNB
 from skdp.utils._audit import audit
 
 EPSILON = 1.0
-X = np.array([[0.0], [0.0], [0.0], [1.0]])
-Y = np.array([0, 0, 0, 1])
+X = np.array([[0.0]] * 60 + [[1.0]])
+Y = np.array([0] * 60 + [1])
 FIRST, SECOND = (X, Y), (X[:-1], Y[:-1])
 
 RELEASES = {
@@ -77,14 +78,24 @@ def test_gaussian_nb_passes_a_large_audit(name):
     assert result.passed, str(result)
 
 
+def draws_for(factor, real):
+    """``real`` drawing its noise for ``factor`` times the epsilon it tells the ledger
+    (the fit closes its last share on the ledger, so the ledger must hear the claim)."""
+
+    def too_little_noise(value, *, epsilon, **kwargs):
+        drawn = contextvars.Context().run(real, value, epsilon=factor * epsilon, **kwargs)
+        record_spend(epsilon, mechanism=real.__name__)
+        return drawn
+
+    return too_little_noise
+
+
 def test_audit_flags_noise_for_ten_times_epsilon(monkeypatch):
-    for mechanism in ("geometric", "laplace"):
-        real = getattr(centred_sums_module, mechanism)
-
-        def too_little_noise(value, *, epsilon, _real=real, **kwargs):
-            return _real(value, epsilon=10 * epsilon, **kwargs)
-
-        monkeypatch.setattr(centred_sums_module, mechanism, too_little_noise)
+    for module, mechanism in [
+        (centred_sums_module, "geometric"), (centred_sums_module, "laplace"),
+        (budget_module, "geometric"),
+    ]:  # fmt: skip
+        monkeypatch.setattr(module, mechanism, draws_for(10, getattr(module, mechanism)))
     result = run_audit("theta", n_search=30, n_samples=150)
     assert not result.passed, str(result)
 
@@ -124,14 +135,7 @@ def test_the_shared_count_passes_a_large_audit():
 
 def test_audit_flags_a_shared_count_with_too_little_noise(monkeypatch):
     """The count drawn for 50x its epsilon (5, not 0.1) is flagged against epsilon 1."""
-    real = budget_module.geometric
-
-    def too_little_noise(value, *, epsilon, **kwargs):  # the ledger is told epsilon
-        drawn = contextvars.Context().run(real, value, epsilon=50 * epsilon, **kwargs)
-        record_spend(epsilon, mechanism="geometric")
-        return drawn
-
-    monkeypatch.setattr(budget_module, "geometric", too_little_noise)
+    monkeypatch.setattr(budget_module, "geometric", draws_for(50, budget_module.geometric))
     result = audit(
         count_without_bounds, FIRST_NONE, SECOND_NONE, epsilon=EPSILON, n_search=30,
         n_samples=150, random_state=0,
