@@ -58,8 +58,10 @@ def test_bounds_none_spends_exactly_epsilon_with_one_shared_count(model, epsilon
     n_noisy = model.n_samples_estimate_
     share, tier = bounds_share(n_noisy, epsilon, iris.shape[1])
     assert model.bounds_tier_ == tier and split["bounds"] == pytest.approx(share * epsilon)
-    # tier 1: per feature a scan of |x| and a sign histogram; tier 2: two scans
-    released = {1: ["above_threshold", "geometric"] * iris.shape[1], 2: ["above_threshold"] * 2}
+    # tier 1: a scan of |x| per feature (one draw for all), then a sign histogram per
+    # feature; tier 2: two scans
+    d = iris.shape[1]
+    released = {1: ["above_threshold"] * d + ["geometric"] * d, 2: ["above_threshold"] * 2}
     bounds_entries = released.get(tier, [])
     assert mechanisms[1 : 1 + len(bounds_entries)] == bounds_entries
     spent_on_bounds = math.fsum(e.epsilon for e in ledger.entries[1 : 1 + len(bounds_entries)])

@@ -47,7 +47,9 @@ def test_centred_features_keep_both_sides():
     assert np.mean(lower[:, 1] == 0) > 0.85 and np.median(upper[:, 1]) > 12
     assert np.median(lower[:, 2]) < -3 and np.mean(upper[:, 2] == 0) > 0.85
     inside = [np.mean((X[:, 0] >= lo[0]) & (X[:, 0] <= hi[0])) for lo, hi in boxes]
-    assert np.median(inside) > 0.85
+    # coverage steps on the grid (0.845, 0.874, 0.903 on seed blocks of 40); the
+    # one-sided bounds of the bug covered about half
+    assert np.median(inside) > 0.8
 
 
 def test_tier_two_is_one_box_for_every_feature():
