@@ -14,8 +14,8 @@ from skdp.utils.validation import EPSILON_CONSTRAINT, RANDOM_STATE_CONSTRAINT, c
 
 __all__ = ["MinMaxScaler"]
 
-# JointExp's time grows like the square of the candidates: 257 evenly spaced ones put
-# the grid step at 1/256 of the private box (0.04 s per feature against 0.3 s at 1025)
+# 257 evenly spaced candidates put the grid step at 1/256 of the private box; JointExp
+# takes about 5 ms per feature on 10^5 values (O(K log K): 10 ms at 1025)
 N_CANDIDATES = 257
 DEFAULT_QUANTILES = (0.01, 0.99)
 

@@ -15,8 +15,8 @@ from skdp.utils.validation import EPSILON_CONSTRAINT, RANDOM_STATE_CONSTRAINT, c
 
 __all__ = ["RobustScaler"]
 
-# JointExp's time grows like the square of the candidates (as in MinMaxScaler): a grid
-# step of 1/512 of the box costs about 0.1 s per feature for three levels
+# a grid step of 1/512 of the box: JointExp takes about 7 ms per feature for three
+# levels on 10^5 values (O(K log K), as in MinMaxScaler)
 N_CANDIDATES = 513
 
 
