@@ -33,7 +33,16 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from sklearn import cluster, decomposition, linear_model, naive_bayes, preprocessing, svm, tree
+from sklearn import (
+    cluster,
+    decomposition,
+    ensemble,
+    linear_model,
+    naive_bayes,
+    preprocessing,
+    svm,
+    tree,
+)
 from sklearn.base import BaseEstimator
 from sklearn.model_selection import GridSearchCV, RandomizedSearchCV, ShuffleSplit
 
@@ -41,6 +50,7 @@ from skdp.utils.discovery import all_estimators
 
 N_FEATURES = 10
 N_ITEMS = 40
+N_CODES = 8
 COLUMNS = [
     "estimator", "variant", "counterpart", "n_samples", "n_features", "repeats",
     "private_min_s", "private_median_s", "baseline_min_s", "baseline_median_s",
@@ -76,6 +86,13 @@ def blob_data(n, seed=0):
     centres = np.array([[-0.5, -0.5], [0.5, -0.3], [0.0, 0.6]])
     X = centres[rng.integers(3, size=n)] + rng.normal(scale=0.12, size=(n, 2))
     return np.clip(X, *BOX), None
+
+
+def categorical_data(n, seed=0):
+    """Ten features of 8 integer codes each; labels of a noisy rule on the first two."""
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, N_CODES, size=(n, N_FEATURES))
+    return X, ((X[:, 0] + X[:, 1] + rng.integers(0, 4, size=n)) > N_CODES + 1).astype(int)
 
 
 def transaction_data(n, seed=0):
@@ -175,6 +192,9 @@ def specs():
              _private("DPDecisionTree", n_levels=10, public={**box, **classes}),
              lambda s: tree.DecisionTreeClassifier(max_depth=10, random_state=s),
              "DecisionTreeClassifier(max_depth=10)"),
+        Spec("CategoricalNB", categorical_data,
+             _private("CategoricalNB", public={"categories": [N_CODES] * N_FEATURES, **classes}),
+             lambda s: naive_bayes.CategoricalNB(), "CategoricalNB"),
         Spec("DPFrequentItemsets", transaction_data,
              _private("DPFrequentItemsets", top_k=20, max_length=2, public=items),
              lambda s: ExactItemsets(top_k=20),
@@ -199,6 +219,11 @@ def specs():
              lambda s: linear_model.LogisticRegression(), "LogisticRegression"),
         Spec("PCA", regression_data, _private("PCA", 2, public={"data_norm": norm, **box}),
              lambda s: decomposition.PCA(2), "PCA(2)"),
+        Spec("RandomForestClassifier", classification_data,
+             _private("RandomForestClassifier", n_levels=10, public={**box, **classes}),
+             lambda s: ensemble.RandomForestClassifier(n_estimators=10, max_depth=10,
+                                                       random_state=s),
+             "RandomForestClassifier(n_estimators=10, max_depth=10)"),
         Spec("PrivateSVM", classification_data,
              _private("PrivateSVM", public={"data_norm": norm, **classes}),
              lambda s: svm.LinearSVC(random_state=s), "LinearSVC",
