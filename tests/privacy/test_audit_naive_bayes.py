@@ -16,7 +16,6 @@ A mutant whose mechanisms draw the noise for 10x the epsilon they record must be
 flagged; the estimator, audited on the same neighbours, must pass.
 """
 
-import contextvars
 import warnings
 
 import numpy as np
@@ -24,9 +23,9 @@ import pytest
 
 import skdp.naive_bayes._budget as budget_module
 import skdp.utils._centred_sums as centred_sums_module
-from skdp.accounting import record_spend
 from skdp.naive_bayes import GaussianNB
 from skdp.utils._audit import audit
+from tests._mutants import draws_for
 
 EPSILON = 1.0
 X = np.array([[0.0]] * 60 + [[1.0]])
@@ -76,18 +75,6 @@ def test_gaussian_nb_passes_the_audit():
 def test_gaussian_nb_passes_a_large_audit(name):
     result = run_audit(name, n_search=500, n_samples=5000, random_state=1)
     assert result.passed, str(result)
-
-
-def draws_for(factor, real):
-    """``real`` drawing its noise for ``factor`` times the epsilon it tells the ledger
-    (the fit closes its last share on the ledger, so the ledger must hear the claim)."""
-
-    def too_little_noise(value, *, epsilon, **kwargs):
-        drawn = contextvars.Context().run(real, value, epsilon=factor * epsilon, **kwargs)
-        record_spend(epsilon, mechanism=real.__name__)
-        return drawn
-
-    return too_little_noise
 
 
 def test_audit_flags_noise_for_ten_times_epsilon(monkeypatch):
