@@ -22,16 +22,19 @@ RobustScaler: see the comment above its audit, at the end.
 """
 
 import warnings
+from fractions import Fraction
 
 import numpy as np
 import pytest
 from threadpoolctl import threadpool_limits
 
+import skdp.preprocessing._base as scaler_base
 import skdp.preprocessing._minmax as minmax_module
 import skdp.preprocessing._robust as robust_module
 import skdp.utils._centred_sums as sums_module
 from skdp.preprocessing import MinMaxScaler, RobustScaler, StandardScaler
 from skdp.utils._audit import audit
+from skdp.utils._joint_quantiles import joint_quantiles
 
 EPSILON = 1.0
 MINMAX_X = np.array([[-50.0], [-25.0], [25.0], [50.0], [95.0]])
@@ -64,11 +67,12 @@ def test_the_extra_record_moves_the_high_quantile():
     rng = np.random.default_rng(0)
     for data in (MINMAX_FIRST, MINMAX_SECOND):
         assert MinMaxScaler(random_state=rng).fit(data).bounds_tier_ == 3
+    levels = [Fraction(1, 100), Fraction(99, 100)]
     released = [
-        minmax_module._joint_quantiles(data, (0.01, 0.99), [-100.0], [100.0], epsilon=1e6, rng=rng)
+        joint_quantiles(data[:, 0], levels, (-100.0, 100.0), 17, 1e6, rng)
         for data in (MINMAX_FIRST, MINMAX_SECOND)
     ]
-    assert [high[0] for _, high in released] == [100.0, 50.0]
+    assert [high for _, high in released] == [100.0, 50.0]
 
 
 def test_minmax_passes_audit():
@@ -83,12 +87,12 @@ def test_minmax_passes_a_large_audit():
 
 
 def test_audit_flags_quantiles_drawn_for_ten_times_epsilon(monkeypatch):
-    real = minmax_module.joint_quantiles
+    real = scaler_base.joint_quantiles
 
     def too_little_noise(values, fractions, bounds, n_candidates, epsilon, rng):
         return real(values, fractions, bounds, n_candidates, 10 * epsilon, rng)
 
-    monkeypatch.setattr(minmax_module, "joint_quantiles", too_little_noise)
+    monkeypatch.setattr(scaler_base, "joint_quantiles", too_little_noise)
     result = audit_minmax(n_search=40, n_samples=200)
     assert not result.passed, str(result)
 
@@ -183,11 +187,11 @@ def test_robust_passes_a_large_audit(monkeypatch):
 
 
 def test_audit_flags_robust_quantiles_drawn_for_ten_times_epsilon(monkeypatch):
-    real = robust_module.joint_quantiles
+    real = scaler_base.joint_quantiles
 
     def too_little_noise(values, fractions, bounds, n_candidates, epsilon, rng):
         return real(values, fractions, bounds, n_candidates, 10 * epsilon, rng)
 
-    monkeypatch.setattr(robust_module, "joint_quantiles", too_little_noise)
+    monkeypatch.setattr(scaler_base, "joint_quantiles", too_little_noise)
     result = audit_robust(monkeypatch, n_search=60, n_samples=150)
     assert not result.passed, str(result)
