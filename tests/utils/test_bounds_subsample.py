@@ -122,32 +122,29 @@ def _ten_times(below, n_values, q, *, epsilon, random_state):
     return _SCAN(below, n_values, q, epsilon=10 * epsilon, random_state=random_state)
 
 
-def test_subsampled_bounds_pass_the_audit(monkeypatch):
+def _audit_half_rate(monkeypatch, n_search, n_samples, random_state):
+    """The audit of the bounds' width when the scans read half of the rows."""
     monkeypatch.setattr(bounds_module, "subsample_rate", _half_rate)
-    result = audit(
+    return audit(
         _bounds_on_half, *PAIR, epsilon=EPSILON, statistic=_width,
-        n_search=100, n_samples=100, random_state=0,
+        n_search=n_search, n_samples=n_samples, random_state=random_state,
     )  # fmt: skip
+
+
+def test_subsampled_bounds_pass_the_audit(monkeypatch):
+    result = _audit_half_rate(monkeypatch, n_search=100, n_samples=100, random_state=0)
     assert result.passed, result
 
 
 def test_the_audit_flags_a_subsample_scanned_for_ten_times_its_epsilon(monkeypatch):
-    monkeypatch.setattr(bounds_module, "subsample_rate", _half_rate)
     monkeypatch.setattr(scan_module, "scan_counts", _ten_times)
     # at these sizes the event search misses on some seeds (before the scans were drawn
     # in one call: flagged on 3 of seeds 0-3, now on 2; the same laws, other draws)
-    result = audit(
-        _bounds_on_half, *PAIR, epsilon=EPSILON, statistic=_width,
-        n_search=100, n_samples=200, random_state=1,
-    )  # fmt: skip
+    result = _audit_half_rate(monkeypatch, n_search=100, n_samples=200, random_state=1)
     assert not result.passed, result
 
 
 @pytest.mark.slow
 def test_subsampled_bounds_pass_a_large_audit(monkeypatch):
-    monkeypatch.setattr(bounds_module, "subsample_rate", _half_rate)
-    result = audit(
-        _bounds_on_half, *PAIR, epsilon=EPSILON, statistic=_width,
-        n_search=1000, n_samples=5000, random_state=1,
-    )  # fmt: skip
+    result = _audit_half_rate(monkeypatch, n_search=1000, n_samples=5000, random_state=1)
     assert result.passed, result
