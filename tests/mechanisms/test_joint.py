@@ -47,11 +47,20 @@ def exact_law(ranks, upper, targets, total, strict, sensitivity, epsilon):
 @pytest.mark.parametrize(
     ("ranks", "upper", "targets", "total", "strict", "epsilon"),
     [
-        (RANKS, None, TARGETS, TOTAL, False, 2.0),  # two indices, the paper's score
-        (RANKS, None, [6, 6], TOTAL, False, 3.0),  # one index: the exponential mechanism
+        # about 3 s each: the tie and interval cases run by default, the rest with -m slow
+        pytest.param(RANKS, None, TARGETS, TOTAL, False, 2.0, marks=pytest.mark.slow),
+        pytest.param(RANKS, None, [6, 6], TOTAL, False, 3.0, marks=pytest.mark.slow),
         (np.array([0, 0, 1, 1, 2, 4]), None, [1, 1, 1, 1], 4, False, 4.0),  # three, ties
         (RANKS, RANKS + np.array([0, 2, 0, 1, 0, 0]), TARGETS, TOTAL, True, 2.0),  # intervals
-        (np.array([0, 1, 1, 3]), np.array([1, 1, 3, 4]), [1, 1, 1, 1], 4, True, 3.0),
+        pytest.param(
+            np.array([0, 1, 1, 3]),
+            np.array([1, 1, 3, 4]),
+            [1, 1, 1, 1],
+            4,
+            True,
+            3.0,
+            marks=pytest.mark.slow,
+        ),
     ],
 )
 def test_draws_follow_the_exponential_mechanism_exactly(

@@ -13,6 +13,7 @@ twins; the cheap ones are audited again here with the mutant's settings):
 """
 
 import numpy as np
+import pytest
 
 import skdp.utils._quantiles as quantiles_module
 from skdp.mechanisms import above_threshold
@@ -86,9 +87,11 @@ def threshold_with_noise(fraction):
     return release
 
 
+@pytest.mark.slow
 def test_above_threshold_with_half_the_noise_is_flagged():
     """The correct twin is the "above_threshold" case of test_audit_mechanisms.py: same
-    pair, same settings."""
+    pair, same settings. Slow (about 10 s): the fast quarter-noise mutant of
+    tests/mechanisms/test_threshold.py flags the same mechanism by default."""
     result = audit(threshold_with_noise(0.5), *THRESHOLD_PAIR, epsilon=EPSILON, **SETTINGS)
     assert not result.passed, str(result)
 
