@@ -33,6 +33,8 @@ are post-processing and cost no budget.
 
 import numpy as np
 
+from skdp.utils._centred_sums import variance_floor
+
 __all__ = ["MEAN_NOISE_LIMIT", "pooled_means", "pooled_variance"]
 
 # the fallback: when a class of the average size has mean noise of standard deviation
@@ -52,7 +54,7 @@ def pooled_variance(stats, *, epsilon_squares, var_floor):
     total = n.sum()
     m = np.clip(stats.sums / (half * n[:, None]), -1.0, 1.0)
     within = (stats.squares / half**2 - n[:, None] * m**2).sum(axis=0) / total
-    floor = max(var_floor, min(np.sqrt(n_groups) * d / (2 * epsilon_squares * total), 1.0))
+    floor = float(variance_floor(d, epsilon_squares, total / np.sqrt(n_groups), var_floor))
     return np.clip(within, floor, 1.0) * half**2
 
 

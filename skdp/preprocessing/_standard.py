@@ -7,7 +7,7 @@ from skdp.accounting import PrivacyBudget, PrivacyLedger
 from skdp.mechanisms import check_random_state
 from skdp.preprocessing._base import AffineScalerMixin, declared_bounds
 from skdp.utils._bounds import estimate_public_inputs
-from skdp.utils._centred_sums import VAR_FLOOR, centred_sums
+from skdp.utils._centred_sums import centred_sums, variance_floor
 from skdp.utils._shares import close_last_share
 from skdp.utils._stats import as_dask_array, is_dask_collection, require_public
 from skdp.utils.validation import (
@@ -54,7 +54,7 @@ def shrunk_moments(stats, d, epsilon_sums, epsilon_squares):
     raw = stats.squares[0] / half**2 / n - m**2
     noise = 2.0 * (d / 2) ** 2 / (epsilon_squares * n) ** 2
     weight = PRIOR_VAR**2 / (PRIOR_VAR**2 + noise)
-    floor = max(VAR_FLOOR, min(d / (2 * epsilon_squares * n), 1.0))
+    floor = float(variance_floor(d, epsilon_squares, n))
     shrunk = weight * raw + (1 - weight) * PRIOR_VAR
     return mean, np.clip(shrunk, min(floor, PRIOR_VAR), 1.0) * half**2
 

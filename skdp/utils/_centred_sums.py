@@ -34,10 +34,25 @@ from skdp.mechanisms import check_random_state, geometric, laplace
 from skdp.utils._stats import count_rows, is_dask_collection, sum_blocks
 from skdp.utils.validation import check_epsilon, warn_clipped
 
-__all__ = ["VAR_FLOOR", "CentredSums", "centred_sums"]
+__all__ = ["VAR_FLOOR", "CentredSums", "centred_sums", "variance_floor"]
 
 # public relative variance floor: var >= VAR_FLOOR * h^2 (std >= 1% of the half-range)
 VAR_FLOOR = 1e-4
+
+
+def variance_floor(n_features, epsilon_squares, n, var_floor=VAR_FLOOR):
+    """``max(var_floor, min(d / (2 epsilon_squares n), 1))``, in units of ``h^2``.
+
+    The noise scale of the centred squares over ``n`` records: a smaller variance
+    cannot be told from 0 (module docstring). ``n`` may be an array (one per group).
+
+    Examples
+    --------
+    >>> from skdp.utils._centred_sums import variance_floor
+    >>> float(variance_floor(4, 0.5, 100))
+    0.04
+    """
+    return np.maximum(var_floor, np.minimum(n_features / (2 * epsilon_squares * n), 1.0))
 
 
 @dataclass
@@ -280,7 +295,7 @@ def centred_sums(
     if squares is not None:
         second = squares / n[:, None] + 0.5
         # a noisy variance below the noise scale of R~ / n~ is indistinguishable from 0
-        floor = np.maximum(var_floor, np.minimum(d / (2 * epsilons[2] * n), 1.0))
+        floor = variance_floor(d, epsilons[2], n, var_floor)
         var = np.clip(second - m**2, floor[:, None], 1.0) * half**2
         squares = (squares + n[:, None] / 2) * half**2
     return CentredSums(
