@@ -36,6 +36,7 @@ __all__ = [
     "SUBSAMPLE_ROWS",
     "column_counts",
     "feature_boxes",
+    "feature_counts",
     "poisson_rows",
     "poisson_subsample",
     "scan_counts",
@@ -50,6 +51,37 @@ SUBSAMPLE_ROWS, SUBSAMPLE_RECORDS = 2**16, 1000.0
 # be to count as present (sign_sides)
 SIGN_SCALES = 2.0
 _BLOCK = 2**16  # rows per block of coins
+_CELLS = 2**15  # values per block of feature_counts (a few hundred kB of temporaries)
+
+
+def _bit_tables(candidates):
+    """Lookup tables that count the candidates at or below ``|x|`` from its bits.
+
+    Non-negative float64 values are ordered as their bit patterns (as int64), zero and
+    subnormals included. The thresholds are the candidates' bit patterns with the
+    smallest subnormal (bits ``1``) added after the anchor 0, so that ``x = 0`` and
+    ``x != 0`` fall on different sides (the sign counts). A cell is the ``2**_SHIFT``
+    bit patterns sharing their top bits; ``first[k]`` counts the thresholds at or below
+    the cell's start and ``inside[k]`` is the one threshold strictly inside it (an
+    int64 maximum if none; never two: checked). Then
+    ``#{t <= b} = first[b >> _SHIFT] + (b >= inside[b >> _SHIFT])`` exactly.
+    """
+    thresholds = np.concatenate([[0, 1], candidates[1:].view(np.int64)])
+    if candidates[0] != 0 or not np.all(np.diff(thresholds) > 0):
+        raise ValueError("the candidates must be 0 then increasing positive values")
+    starts = np.arange((0x7FF << 52 >> _SHIFT) + 1, dtype=np.int64) << _SHIFT
+    first = np.searchsorted(thresholds, starts, side="right")
+    cell = thresholds >> _SHIFT
+    strict = thresholds > cell << _SHIFT
+    if np.unique(cell[strict]).size != np.count_nonzero(strict):
+        raise ValueError("two candidates share a cell of feature_counts' table")
+    inside = np.full(starts.size, np.iinfo(np.int64).max)
+    inside[cell[strict]] = thresholds[strict]
+    return first, inside
+
+
+_SHIFT = 52 - 4  # a cell is 1/16 of an octave: the grid's quarter steps fall apart
+_FIRST, _INSIDE = _bit_tables(_ANCHORED_GRID)
 
 
 def subsample_rate(n_noisy, epsilon_scan):
@@ -140,6 +172,53 @@ def column_counts(column, candidates=_ANCHORED_GRID, *, overwrite=False):
     return below, negative, positive
 
 
+def feature_counts(X, rows=None):
+    """:func:`column_counts` of every column of ``X`` (its ``rows``), in one pass.
+
+    Returns ``(below, negative, positive)`` of shapes ``(d, G)``, ``(d,)`` and ``(d,)``
+    for the ``G`` candidates of the scan's grid ``_ANCHORED_GRID``, equal to those of
+    :func:`column_counts` column by column. No sort and no copy of a column: each
+    block of rows (gathered from ``rows`` when given) is counted from the bits of its
+    values (:func:`_bit_tables`) into one histogram of (feature, number of thresholds
+    at or below ``|x|``, sign bit), from which the counts are cumulative sums.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdp.utils._bounds_scan import column_counts, feature_counts
+    >>> X = np.random.default_rng(0).normal(size=(1000, 3))
+    >>> below, negative, positive = feature_counts(X)
+    >>> bool(np.array_equal(below[1], column_counts(X[:, 1])[0])), int(negative[1])
+    (True, 499)
+    """
+    X = np.asarray(X, dtype=float)
+    n, d = X.shape[0] if rows is None else rows.size, X.shape[1]
+    width = 2 * (_ANCHORED_GRID.size + 2)  # (thresholds <= |x|: 0..G+1, sign bit)
+    offsets = np.arange(d, dtype=np.int64) * width
+    histogram = np.zeros(d * width, dtype=np.int64)
+    step = max(1, _CELLS // max(d, 1))
+    for start in range(0, n, step):
+        block = X[start : start + step] if rows is None else X[rows[start : start + step]]
+        bits = block.view(np.int64)
+        magnitude = bits & np.int64(0x7FFFFFFFFFFFFFFF)
+        cell = magnitude >> _SHIFT
+        key = _FIRST[cell]
+        key += magnitude >= _INSIDE[cell]
+        key <<= 1
+        key += bits < 0
+        key += offsets
+        histogram += np.bincount(key.reshape(-1), minlength=histogram.size)
+    histogram = histogram.reshape(d, -1, 2)
+    # k thresholds <= |x|: k = 1 for x = 0 (either sign), else k - 1 grid candidates
+    per_count = histogram.sum(axis=2)
+    at_most = np.zeros((d, _ANCHORED_GRID.size + 1), dtype=np.int64)
+    at_most[:, 1:] = per_count[:, 2:]
+    at_most[:, 1] += per_count[:, 1]
+    below = np.cumsum(at_most, axis=1)[:, :-1]
+    nonzero = histogram[:, 2:]
+    return below, nonzero[:, :, 1].sum(axis=1), nonzero[:, :, 0].sum(axis=1)
+
+
 def scan_counts(below, n_values, q, *, epsilon, random_state, candidates=_ANCHORED_GRID):
     """:func:`~skdp.utils._quantiles.scan_quantile` from counts ``below[i] = #{x < c_i}``.
 
@@ -184,28 +263,17 @@ def feature_boxes(X, rows, q, *, scan_epsilon, sign_epsilon, clip_share, rng):
     """Tier 1 of :func:`skdp.utils._bounds.estimate_bounds` on the ``rows`` it reads.
 
     For each feature: :func:`scan_counts` of the ``q`` quantile of ``|x_j|`` and
-    :func:`sign_sides` (``scan_epsilon`` and ``sign_epsilon``), both from one
-    :func:`column_counts` of the column's ``rows``; the box is ``[-R_j, R_j]`` with
+    :func:`sign_sides` (``scan_epsilon`` and ``sign_epsilon``), both from the
+    column's counts on ``rows``; the box is ``[-R_j, R_j]`` with
     an absent side set to 0. The ``d`` scans are drawn in one call (one row of
     queries per feature: the same laws as ``d`` calls, a fifth of the time at ten
-    features), then the ``d`` sign histograms. With ``rows`` None every row is read,
-    one column copied at a time; else the subsample is copied once, transposed (a
-    ``rate`` share of ``X``: one pass over the rows kept instead of one per column), and
-    sorted in place.
+    features), then the ``d`` sign histograms. All counts come from one pass over the
+    rows read (:func:`feature_counts`): every row when ``rows`` is None, else the
+    subsample, gathered a block at a time (no copy of a column or of the subsample).
     """
-    d = X.shape[1]
-    n_values = X.shape[0] if rows is None else rows.size
-    if rows is not None:
-        columns = np.empty((d, rows.size))
-        for start in range(0, rows.size, _BLOCK):
-            columns[:, start : start + _BLOCK] = X[rows[start : start + _BLOCK]].T
-    below, counts = np.empty((d, _ANCHORED_GRID.size), dtype=np.int64), []
-    for j in range(d):
-        if rows is None:
-            below[j], *signs = column_counts(X[:, j])
-        else:
-            below[j], *signs = column_counts(columns[j], overwrite=True)
-        counts.append(signs)
+    d, n_values = X.shape[1], X.shape[0] if rows is None else rows.size
+    below, negative, positive = feature_counts(X, rows)
+    counts = np.stack([negative, positive], axis=1)
     magnitudes = scan_counts(below, n_values, q, epsilon=scan_epsilon, random_state=rng)
     lower, upper = np.empty(d), np.empty(d)
     for j, magnitude in enumerate(magnitudes):

@@ -19,6 +19,8 @@ from skdp.utils._bounds import estimate_bounds, estimate_public_inputs
 from skdp.utils._bounds_scan import (
     SUBSAMPLE_ROWS,
     column_counts,
+    feature_counts,
+    poisson_rows,
     poisson_subsample,
     subsample_rate,
 )
@@ -39,6 +41,29 @@ def test_column_counts_are_those_of_a_sort_of_the_magnitudes():
     expected = np.searchsorted(np.sort(np.abs(column)), grid, side="left")
     assert np.array_equal(below, expected)
     assert negative == np.count_nonzero(column < 0) and positive == np.count_nonzero(column > 0)
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_feature_counts_are_column_counts_of_every_column_in_one_pass(order):
+    # zeros of both signs, subnormals, the grid's own points and their neighbours,
+    # values past both ends of the grid: the bit tables must count each exactly
+    rng = np.random.default_rng(3)
+    grid = _ANCHORED_GRID
+    special = np.concatenate([
+        np.zeros(5), -np.zeros(5), [5e-324, -5e-324, 1e-310, 1e300, -1e300],
+        grid, -grid[::3], np.nextafter(grid[1:], 0), -np.nextafter(grid[1::2], np.inf),
+    ])  # fmt: skip
+    X = rng.normal(0, 10, (special.size, 3)) * rng.choice([1, 1e-6, 1e4], (special.size, 3))
+    X[:, 1] = rng.permutation(special)
+    X = np.asarray(X, order=order)
+    rows = poisson_rows(X.shape[0], 0.5, rng)
+    for subset in (None, rows):
+        below, negative, positive = feature_counts(X, subset)
+        for j in range(X.shape[1]):
+            column = X[:, j] if subset is None else X[subset, j]
+            expected = column_counts(column)
+            assert np.array_equal(below[j], expected[0])
+            assert (negative[j], positive[j]) == expected[1:]
 
 
 def test_the_rate_is_public_and_keeps_enough_rows_for_the_scan():
