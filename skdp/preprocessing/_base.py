@@ -6,7 +6,7 @@ from sklearn.utils import metadata_routing
 from sklearn.utils.validation import FLOAT_DTYPES, check_is_fitted
 
 from skdp.base import DifferentialPrivacyMixin
-from skdp.utils._joint_quantiles import joint_quantiles
+from skdp.utils._joint_quantiles import grid_ranks, joint_draw
 from skdp.utils._numeric_input import validate_numeric_data
 from skdp.utils._shares import close_last_share
 from skdp.utils._stats import as_dask_array, is_dask_collection
@@ -27,18 +27,20 @@ def feature_quantiles(X, levels, lower, upper, *, n_candidates, epsilon, ledger,
     The last feature's share closes ``ledger`` on ``budget`` (the fit's whole epsilon):
     ``d`` float shares of ``epsilon / d`` can add up to one unit in the last place above
     or below it, and :func:`skdp.utils._shares.close_last_share` gives the last one the
-    rounding. Returns an array of shape ``(len(levels), d)``, increasing down each column.
+    rounding. The ranks of every feature on its grid come from one pass over ``X``
+    (:func:`skdp.utils._joint_quantiles.grid_ranks`), then the ``d`` draws. Returns an
+    array of shape ``(len(levels), d)``, increasing down each column.
     """
-    d = X.shape[1]
+    n, d = X.shape
     shares = close_last_share(
         dict.fromkeys(range(d), epsilon / d), epsilon=budget, spent=ledger.total.epsilon
     )
-    columns = [
-        joint_quantiles(
-            X[:, j], levels, (float(lower[j]), float(upper[j])), n_candidates, shares[j], rng
-        )
-        for j in range(d)
-    ]
+    lower, upper = np.asarray(lower, dtype=float), np.asarray(upper, dtype=float)
+    below, at_or_below = grid_ranks(X, lower, upper, n_candidates)
+    columns = []
+    for j in range(d):
+        candidates = np.linspace(lower[j], upper[j], n_candidates)
+        columns.append(joint_draw(below[j], at_or_below[j], n, levels, candidates, shares[j], rng))
     return np.ascontiguousarray(np.array(columns, dtype=float).T)
 
 

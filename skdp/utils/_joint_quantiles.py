@@ -16,6 +16,8 @@ from skdp.mechanisms._joint import joint_exponential
 __all__ = [
     "MAX_DENOMINATOR",
     "common_denominator",
+    "grid_ranks",
+    "joint_draw",
     "joint_inputs",
     "joint_quantiles",
     "joint_sensitivity",
@@ -23,6 +25,8 @@ __all__ = [
 
 # the joint method puts every q on one denominator: their lcm, or this one if larger
 MAX_DENOMINATOR = 10_000
+_CELLS = 2**15  # values per block of grid_ranks (a few hundred kB of temporaries)
+_SORTED_BELOW = 4096  # rows under which sorting each column costs less than the tables
 
 
 def joint_sensitivity(gaps, denominator):
@@ -59,11 +63,14 @@ def joint_inputs(values, numerators, denominator, candidates):
     has the rank interval ``V [#{x < c}, #{x <= c}]``, gap ``j`` the target
     ``(a_j - a_{j-1}) n`` (``a_0 = 0``, ``a_{m+1} = V``), the end ``V n``.
     """
-    gaps = np.diff([0, *sorted(set(numerators)), denominator])
     ordered = np.sort(values)
     below = np.searchsorted(ordered, candidates, side="left")
     at_or_below = np.searchsorted(ordered, candidates, side="right")
-    n = values.size
+    return _scaled(below, at_or_below, values.size, numerators, denominator)
+
+
+def _scaled(below, at_or_below, n, numerators, denominator):
+    gaps = np.diff([0, *sorted(set(numerators)), denominator])
     return (
         denominator * below,
         denominator * at_or_below,
@@ -71,6 +78,111 @@ def joint_inputs(values, numerators, denominator, candidates):
         n * denominator,
         joint_sensitivity(gaps, denominator),
     )
+
+
+def _sorted_ranks(column, candidates):
+    ordered = np.sort(np.clip(column, candidates[0], candidates[-1]))
+    return (
+        np.searchsorted(ordered, candidates, side="left"),
+        np.searchsorted(ordered, candidates, side="right"),
+    )
+
+
+def grid_ranks(X, lower, upper, n_candidates):
+    """``#{x < c}`` and ``#{x <= c}`` of every column's values clipped to its box.
+
+    Column ``j``'s candidates are ``np.linspace(lower[j], upper[j], n_candidates)``
+    and its values are clipped to ``[lower[j], upper[j]]``, as in
+    :func:`joint_quantiles`; the counts are equal to those of a sort of each clipped
+    column, from one pass over the rows instead: per block of rows, each value's
+    number ``a`` of candidates at or below it is guessed from its position in the box
+    and checked exactly against the candidates ``c_{a-1} <= x < c_a`` (a value
+    failing the check, from float rounding at a candidate, is located by a binary
+    search), then one histogram of ``(feature, a)`` gives the counts. A column whose
+    candidates are not strictly increasing (a box narrower than the floats can
+    split in ``n_candidates``), and every column of fewer than 4096 rows (where the
+    pass's fixed cost exceeds a sort's), is sorted instead.
+
+    Returns
+    -------
+    below, at_or_below : ndarray of int64, shape (n_features, n_candidates)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdp.utils._joint_quantiles import grid_ranks
+    >>> X = np.array([[-2.0, 0.1], [0.5, 0.5], [1.0, 0.9], [3.0, 0.5]])
+    >>> below, at_or_below = grid_ranks(X, [0.0, 0.0], [1.0, 1.0], 3)
+    >>> below.tolist(), at_or_below.tolist()
+    ([[0, 1, 2], [0, 1, 4]], [[1, 2, 4], [0, 3, 4]])
+    """
+    X = np.asarray(X, dtype=float)
+    lower, upper = np.asarray(lower, dtype=float), np.asarray(upper, dtype=float)
+    (n, d), K = X.shape, int(n_candidates)
+    candidates = [np.linspace(lo, hi, K) for lo, hi in zip(lower, upper, strict=True)]
+    if n < _SORTED_BELOW:
+        ranks = [_sorted_ranks(X[:, j], candidates[j]) for j in range(d)]
+        return tuple(np.array(r, dtype=np.int64).reshape(d, K) for r in zip(*ranks, strict=True))
+    candidates = np.array(candidates)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        scale = (K - 1) / (upper - lower)
+    regular = np.all(np.diff(candidates, axis=1) > 0, axis=1) & np.isfinite(scale)
+    below = np.zeros((d, K), dtype=np.int64)
+    at_or_below = np.zeros((d, K), dtype=np.int64)
+    for j in np.flatnonzero(~regular):
+        below[j], at_or_below[j] = _sorted_ranks(X[:, j], candidates[j])
+    if regular.any():
+        columns = np.flatnonzero(regular)
+        part = X if regular.all() else X[:, columns]
+        counts = _guessed_ranks(part, candidates[columns], lower[columns], scale[columns])
+        below[columns], at_or_below[columns] = counts
+        below[columns, 0] = 0  # nothing clipped is below the box
+        at_or_below[columns, -1] = n  # everything clipped is at or below its top
+    return below, at_or_below
+
+
+def _guessed_ranks(X, candidates, lower, scale):
+    """:func:`grid_ranks` of ``X`` (unclipped) on strictly increasing ``candidates``."""
+    (n, d), K = X.shape, candidates.shape[1]
+    # per feature: -inf, the candidates, +inf; a value with a candidates at or below
+    # it has c_{a-1} = extended[base + a] <= x < extended[base + a + 1] = c_a
+    extended = np.full((d, K + 2), np.inf)
+    extended[:, 0] = -np.inf
+    extended[:, 1:-1] = candidates
+    extended = extended.reshape(-1)
+    following = np.append(extended[1:], np.inf)
+    base = np.arange(d, dtype=np.intp) * (K + 2)
+    step = max(1, _CELLS // d)
+    tile = min(step, n)
+    scales, shifts = np.tile(scale, tile), np.tile(1 - lower * scale, tile)
+    bases = np.tile(base, tile)
+    histogram = np.zeros(d * (K + 2), dtype=np.int64)
+    equal = np.zeros_like(histogram)
+    for start in range(0, n, step):
+        x = X[start : start + step].reshape(-1)
+        m = x.size
+        guess = x * scales[:m]
+        guess += shifts[:m]
+        np.clip(guess, 0, K, out=guess)
+        a = guess.astype(np.intp)
+        a += bases[:m]
+        low = extended.take(a)
+        wrong = low > x
+        wrong |= x >= following.take(a)
+        if wrong.any():
+            at = np.flatnonzero(wrong)
+            features = at % d
+            for j in np.unique(features):
+                which = at[features == j]
+                a[which] = base[j] + np.searchsorted(candidates[j], x[which], side="right")
+            low = extended.take(a)
+        histogram += np.bincount(a, minlength=histogram.size)
+        ties = x == low
+        if ties.any():
+            equal += np.bincount(a[ties], minlength=histogram.size)
+    histogram, equal = histogram.reshape(d, K + 2), equal.reshape(d, K + 2)
+    below = np.cumsum(histogram, axis=1)[:, :K]
+    return below, below + equal[:, 1 : K + 1]
 
 
 def joint_quantiles(values, fractions, bounds, n_candidates, epsilon, rng):
@@ -81,10 +193,26 @@ def joint_quantiles(values, fractions, bounds, n_candidates, epsilon, rng):
     clipped to ``bounds``. Returns one estimate per level, ``epsilon``-DP under
     add/remove of one value (:func:`joint_sensitivity`).
     """
-    denominator, numerators = common_denominator(fractions)
+    values = np.asarray(values, dtype=float).reshape(-1)
     candidates = np.linspace(*bounds, n_candidates)
-    ranks, upper, targets, total, sensitivity = joint_inputs(
-        np.clip(values, *bounds), numerators, denominator, candidates
+    if values.size < _SORTED_BELOW:
+        below, at_or_below = _sorted_ranks(values, candidates)
+    else:
+        below, at_or_below = (
+            ranks[0] for ranks in grid_ranks(values[:, np.newaxis], *zip(bounds), n_candidates)
+        )
+    return joint_draw(below, at_or_below, values.size, fractions, candidates, epsilon, rng)
+
+
+def joint_draw(below, at_or_below, n, fractions, candidates, epsilon, rng):
+    """:func:`joint_quantiles` from the counts of :func:`grid_ranks` (one feature's).
+
+    ``below[i]`` and ``at_or_below[i]`` count the ``n`` clipped values below and at
+    or below ``candidates[i]``; the same JointExp draw, ``epsilon``-DP.
+    """
+    denominator, numerators = common_denominator(fractions)
+    ranks, upper, targets, total, sensitivity = _scaled(
+        below, at_or_below, n, numerators, denominator
     )
     index = joint_exponential(
         ranks, targets, total=total, sensitivity=sensitivity, epsilon=epsilon,

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from skdp import PrivacyLedger
+from skdp.utils._joint_quantiles import grid_ranks
 from skdp.utils._quantiles import (
     bounded_quantile,
     rank_queries,
@@ -74,3 +75,27 @@ def test_bounded_quantile_with_no_data_is_still_a_candidate():
 def test_bad_arguments_are_named(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_grid_ranks_are_those_of_a_sort_of_each_clipped_column(order):
+    # values at the candidates and one float either side of them, outside the box,
+    # a box too narrow for the floats to split (sorted instead) and a huge one
+    rng = np.random.default_rng(4)
+    lower = np.array([-1.0, 3.0, 1e6, -1e300])
+    upper = np.array([2.5, 3.0 + 2.0**-45, 1e6 + 1e-3, 1e300])
+    n, K = 6000, 257
+    X = lower + rng.uniform(-0.2, 1.2, (n, 4)) * (upper / 2 - lower / 2) * 2
+    for j in range(4):
+        grid = np.linspace(lower[j], upper[j], K)
+        at = rng.integers(0, n, 2000)
+        X[at, j] = grid[rng.integers(0, K, at.size)]
+        X[at[:500], j] = np.nextafter(X[at[:500], j], np.inf)
+        X[at[500:1000], j] = np.nextafter(X[at[500:1000], j], -np.inf)
+    X = np.asarray(X, order=order)
+    below, at_or_below = grid_ranks(X, lower, upper, K)
+    for j in range(4):
+        grid = np.linspace(lower[j], upper[j], K)
+        ordered = np.sort(np.clip(X[:, j], lower[j], upper[j]))
+        assert np.array_equal(below[j], np.searchsorted(ordered, grid, side="left"))
+        assert np.array_equal(at_or_below[j], np.searchsorted(ordered, grid, side="right"))
