@@ -45,7 +45,7 @@ class Centring:
         The noisy count, at least 1.
     rows : ndarray of shape (n_samples, n_features)
         ``clip(X, lower, upper) - origin`` (exact data: never released; ``X`` itself
-        when nothing was clipped and ``origin`` is 0).
+        when its extremes lie in the box and ``origin`` is 0).
     origin : ndarray of shape (n_features,)
         Public: 0 when the box contains 0, else its midpoint.
     sums : ndarray of shape (n_features,)
@@ -136,11 +136,11 @@ def private_centring(X, lower, upper, *, epsilon_count, epsilon_sums, stacklevel
     n, d = X.shape
     centre, half = (lower + upper) / 2.0, (upper - lower) / 2.0
     origin = np.where(np.all((lower <= 0) & (upper >= 0)), 0.0, centre)
-    if _outside(X, lower, upper):
-        warn_clipped(
-            np.count_nonzero((X < lower) | (X > upper)), X.size, stacklevel=stacklevel + 1
-        )
-        X = np.clip(X, lower, upper)
+    clipped = _clipped(X, lower, upper)
+    if clipped is not None:
+        X, count = clipped
+        if count:
+            warn_clipped(count, X.size, stacklevel=stacklevel + 1)
         X -= origin
     elif np.any(origin):
         X = X - origin
@@ -159,11 +159,12 @@ def private_centring(X, lower, upper, *, epsilon_count, epsilon_sums, stacklevel
     return Centring(centre + half * offset, n_noisy, X, origin, sums)
 
 
-def _outside(X, lower, upper):
-    """Whether a value of ``X`` lies outside the box: two contiguous scans first (the
-    global extremes against the tightest bounds), per column only when they fail."""
-    if X.size == 0:
-        return False
-    if X.min() >= lower.max() and X.max() <= upper.min():
-        return False
-    return bool(np.any(X.min(axis=0) < lower) or np.any(X.max(axis=0) > upper))
+def _clipped(X, lower, upper):
+    """``(clip(X, lower, upper), number of values it changed)``, or None when ``X`` lies
+    in the box by two contiguous scans (its extremes against the tightest bounds). The
+    values outside are counted on the clipped copy (one comparison pass), not found
+    column by column first."""
+    if X.size == 0 or (X.min() >= lower.max() and X.max() <= upper.min()):
+        return None
+    clipped = np.clip(X, lower, upper)
+    return clipped, int(np.count_nonzero(clipped != X))
