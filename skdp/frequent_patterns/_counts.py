@@ -5,8 +5,11 @@ dependent phases (item supports, pair supports, the supports of one level of can
 itemsets, the bins of a few bases). :class:`TransactionCounts` answers each query with
 one :func:`~skdp.utils._stats.sum_blocks` pass of a small picklable block function: on
 a numpy or sparse matrix the function runs once on the whole matrix, on a dask array it
-runs on every row block where the block lives and only the counts travel. The answers
-are exact integers, so a fit gives the same model on both. Nothing here adds noise.
+runs on every row block where the block lives and only the counts travel. A dense
+block over at most ``MAX_TIDSET_ITEMS`` items is read as packed tidsets
+(:class:`~skdp.frequent_patterns._tidsets.Tidsets`: popcounts, no sparse copy), any
+other as a boolean CSR matrix. The answers are exact integers, so a fit gives the same
+model on all of them. Nothing here adds noise.
 """
 
 import numpy as np
@@ -20,8 +23,8 @@ from skdp.frequent_patterns._mining import (
     _item_bitsets,
     _rows_containing,
     _too_many,
-    check_transactions,
 )
+from skdp.frequent_patterns._tidsets import Tidsets, prepare_counts
 from skdp.utils._stats import is_dask_collection, sum_blocks
 
 __all__ = ["TransactionCounts"]
@@ -46,12 +49,17 @@ class _BlockCounts:
     def items(self, block):
         """Item supports and number of transactions."""
         X = self.prepare(block)
+        if isinstance(X, Tidsets):
+            return X.item_supports(), np.int64(X.shape[0])
         counts = np.bincount(X.indices, minlength=X.shape[1]).astype(np.int64)
         return counts, np.int64(X.shape[0])
 
     def pairs(self, block):
         """``X_S^T X_S`` above the diagonal for the columns ``S``, as a sparse matrix."""
-        X = self.prepare(block)[:, self.query["columns"]].astype(np.int64).tocsc()
+        X = self.prepare(block)
+        if isinstance(X, Tidsets):
+            return X.pair_supports(self.query["columns"])
+        X = X[:, self.query["columns"]].astype(np.int64).tocsc()
         return sp.csr_matrix(sp.triu(X.T @ X, k=1))
 
     def itemsets(self, block):
@@ -68,6 +76,9 @@ class _BlockCounts:
             if length == 0:
                 out[rows] = X.shape[0]
                 continue
+            if isinstance(X, Tidsets):
+                out[rows] = X.supports([itemsets[i] for i in rows])
+                continue
             X_csc = X.tocsc() if X_csc is None else X_csc
             level = np.asarray([itemsets[i] for i in rows], dtype=np.intp)
             used, index = np.unique(level, return_inverse=True)
@@ -80,8 +91,12 @@ class _BlockCounts:
         """Supports of the joins ``level[parent] + level[partner, -1]`` (columns
         ``frequent[...]``), by packed tidsets or by per-run sparse products."""
         q = self.query
-        X = self.prepare(block)[:, q["frequent"]].astype(np.int64)
         level, parent, partner = q["level"], q["parent"], q["partner"]
+        X = self.prepare(block)
+        if isinstance(X, Tidsets):  # the same counts as "bitsets", without a copy
+            columns = np.column_stack((level[parent], level[partner, -1]))
+            return X.supports(q["frequent"][columns])
+        X = X[:, q["frequent"]].astype(np.int64)
         X_csc = X.tocsc()
         if q["counting"] == "bitsets":
             bitsets = _item_bitsets(X_csc, max(1, -(-X.shape[0] // 64)))
@@ -109,6 +124,9 @@ class _BlockCounts:
         X = self.prepare(block)
         parts = [np.zeros(0, dtype=np.int64)]
         for basis in self.query["bases"]:
+            if isinstance(X, Tidsets):
+                parts.append(X.bins(basis)[1:])
+                continue
             masks = pack_transactions(X[:, list(basis)], range(len(basis)))
             parts.append(mask_counts(masks, len(basis))[1:])
         return np.concatenate(parts)
@@ -147,10 +165,11 @@ class TransactionCounts:
     X : {array-like, sparse matrix} or dask.array.Array of shape (n_transactions, n_cols)
         The transactions.
     prepare : callable or None, default=None
-        A picklable function from a row block of ``X`` to its checked boolean CSR
-        matrix over the ``n_items`` items (see
-        :func:`~skdp.frequent_patterns._mining.check_transactions`). None: ``X`` is
-        already an incidence matrix of the items. An in-memory ``X`` is prepared once.
+        A picklable function from a row block of ``X`` to the block over the ``n_items``
+        items as :func:`~skdp.frequent_patterns._tidsets.prepare_counts` returns it
+        (:class:`~skdp.frequent_patterns._tidsets.Tidsets` or a checked boolean CSR
+        matrix). None: ``X`` is already an incidence matrix of the items. An in-memory
+        ``X`` is prepared once.
     n_items : int or None, default=None
         The number of items (needed with ``prepare`` on a dask array).
 
@@ -167,7 +186,7 @@ class TransactionCounts:
 
     def __init__(self, X, prepare=None, n_items=None):
         if not is_dask_collection(X):
-            X = check_transactions(X if prepare is None else prepare(X))
+            X = prepare_counts(X if prepare is None else prepare(X))
             prepare, n_items = _checked, X.shape[1]
         elif n_items == 0:
             raise ValueError("X must have at least one item column.")

@@ -10,6 +10,7 @@ import scipy.sparse as sp
 
 from skdp.frequent_patterns._bitmask import mask_counts, pack_transactions, truncate_masks
 from skdp.frequent_patterns._mining import check_transactions
+from skdp.frequent_patterns._tidsets import prepare_counts
 
 __all__ = ["Transactions", "incidence"]
 
@@ -33,7 +34,16 @@ def incidence(X, binarize):
         X.data = X.data > binarize
         X.eliminate_zeros()
         return X
+    if X.dtype == bool and 0 <= binarize < 1:  # True > binarize >= False: X itself
+        return X
     return X > binarize
+
+
+def _columns(X, columns):
+    """``X[:, columns]``, or ``X`` itself when ``columns`` are all of its columns in order."""
+    if len(columns) == X.shape[1] and np.array_equal(columns, np.arange(X.shape[1])):
+        return X
+    return X[:, columns]
 
 
 class Transactions:
@@ -51,9 +61,13 @@ class Transactions:
         return mask_counts(truncate_masks(masks, self.max_length), len(self.columns))
 
     def items(self, block):
-        """The transactions over the items of ``I``: a checked boolean CSR matrix."""
+        """The transactions over the items of ``I``, as
+        :class:`~skdp.frequent_patterns._counts.TransactionCounts` reads them: packed
+        tidsets of a dense block over few items, else a checked boolean CSR matrix."""
         X = incidence(block, self.binarize)
-        return check_transactions(sp.csr_matrix(X[:, self.columns], dtype=bool))
+        if sp.issparse(X):
+            return check_transactions(sp.csr_matrix(X[:, self.columns], dtype=bool))
+        return prepare_counts(_columns(X, self.columns))
 
     def contains(self, block):
         """Whether each transaction contains each itemset."""

@@ -1,0 +1,95 @@
+"""Packed tidsets: the dense counting path gives the exact counts of the sparse one."""
+
+import hypothesis.extra.numpy as hnp
+import hypothesis.strategies as st
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings
+
+from skdp.frequent_patterns import _tidsets
+from skdp.frequent_patterns._bitmask import mask_counts, pack_transactions
+from skdp.frequent_patterns._counts import TransactionCounts
+from skdp.frequent_patterns._tidsets import MAX_TIDSET_ITEMS, Tidsets, prepare_counts
+from skdp.frequent_patterns._transactions import Transactions, incidence
+
+# row counts around the byte and word edges of the packing
+matrices = hnp.arrays(
+    bool,
+    st.tuples(st.sampled_from([1, 7, 8, 9, 63, 64, 65, 130]), st.integers(1, 9)),
+    elements=st.booleans(),
+)
+
+
+@pytest.fixture
+def small_blocks(monkeypatch):
+    """Blocks of a few words, so that small data crosses every block edge."""
+    monkeypatch.setattr(_tidsets, "_PACK_ROWS", 64)
+    monkeypatch.setattr(_tidsets, "_BLOCK_WORDS", 2)
+    monkeypatch.setattr(_tidsets, "_CHUNK_BYTES", 64)
+    monkeypatch.setattr(_tidsets, "_CODE_BYTES", 8)
+
+
+@settings(max_examples=40, deadline=None)
+@given(X=matrices, data=st.data())
+def test_tidset_counts_match_brute_force(X, data):
+    tidsets = Tidsets(X)
+    q = X.shape[1]
+    np.testing.assert_array_equal(tidsets.item_supports(), X.sum(axis=0))
+    length = data.draw(st.integers(1, q))
+    itemsets = np.array(data.draw(st.lists(st.permutations(range(q)), min_size=1, max_size=6)))
+    itemsets = itemsets[:, :length]
+    expected = [X[:, row].all(axis=1).sum() for row in itemsets]
+    np.testing.assert_array_equal(tidsets.supports(itemsets), expected)
+    basis = data.draw(st.permutations(range(q)))[: data.draw(st.integers(1, q))]
+    np.testing.assert_array_equal(
+        tidsets.bins(basis), mask_counts(pack_transactions(X, basis), len(basis))
+    )
+    pairs = tidsets.pair_supports(basis).toarray()
+    expected = np.triu(X[:, basis].T.astype(int) @ X[:, basis].astype(int), k=1)
+    np.testing.assert_array_equal(pairs, expected)
+
+
+def test_dense_and_sparse_input_give_the_same_counts(small_blocks):
+    rng = np.random.default_rng(1)
+    X = rng.random((301, 20)) < np.linspace(0.7, 0.1, 20)
+    dense, sparse = TransactionCounts(X), TransactionCounts(sp.csr_matrix(X))
+    assert isinstance(dense.X, Tidsets) and sp.issparse(sparse.X)
+    np.testing.assert_array_equal(dense.item_supports(), sparse.item_supports())
+    assert dense.n_transactions == sparse.n_transactions == 301
+    assert dense.nth_support(20) == sparse.nth_support(20) > 0
+    for (a, s), (b, t) in zip(dense.mine_levels(25), sparse.mine_levels(25), strict=True):
+        np.testing.assert_array_equal(a, b)
+        np.testing.assert_array_equal(s, t)
+    # a basis of 17 items codes the rows on 32 bits
+    bases = [tuple(range(17)), (3, 18), (19,)]
+    np.testing.assert_array_equal(dense.basis_bins(bases), sparse.basis_bins(bases))
+    itemsets = [(0, 1, 2), (5,), (), (4, 19)]
+    np.testing.assert_array_equal(dense.supports(itemsets), sparse.supports(itemsets))
+
+
+def test_dense_input_over_few_items_is_packed_and_many_items_stay_sparse():
+    X = np.eye(5, MAX_TIDSET_ITEMS + 1, dtype=bool)
+    assert sp.issparse(prepare_counts(X))
+    assert isinstance(prepare_counts(X[:, :MAX_TIDSET_ITEMS]), Tidsets)
+    assert sp.issparse(prepare_counts(sp.csr_matrix(X[:, :3])))
+    packed = Transactions(np.array([2, 0]), 0.0).items(X.astype(float))
+    assert isinstance(packed, Tidsets) and packed.shape == (5, 2)
+    np.testing.assert_array_equal(packed.item_supports(), [1, 1])
+    # one bit per transaction and item: an eighth of the boolean matrix
+    assert Tidsets(np.ones((6400, 40), dtype=bool)).words.nbytes == 6400 * 40 // 8
+
+
+def test_tidsets_refuse_what_the_sparse_path_refuses():
+    with pytest.raises(ValueError, match="only 0/1 or boolean"):
+        Tidsets(np.array([[0, 2]]))
+    with pytest.raises(ValueError, match="at least one item column"):
+        TransactionCounts(np.zeros((3, 0), dtype=bool))
+
+
+def test_booleans_are_read_as_they_are_without_a_copy():
+    X = np.array([[True, False], [False, True]])
+    assert incidence(X, 0.0) is X
+    assert incidence(X, 0.5) is X
+    assert not incidence(X, 1.0).any()
+    assert incidence(X, -0.5).all()
