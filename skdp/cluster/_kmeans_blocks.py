@@ -17,6 +17,7 @@ from skdp.cluster._lloyd import (
     cluster_sums,
     noisy_lloyd_step,
 )
+from skdp.cluster._lloyd_stats import nearest_labels
 from skdp.utils._stats import is_dask_collection, map_rows, sum_blocks
 from skdp.utils.validation import split_budget
 
@@ -101,8 +102,8 @@ class Nearest:
         self.centres = centres
 
     def labels(self, block):
-        """The index of each row's nearest centre."""
-        return pairwise_distances_argmin_min(block, self.centres)[0].astype(np.int64, copy=False)
+        """The index of each row's nearest centre (:func:`nearest_labels`)."""
+        return nearest_labels(block, self.centres)
 
     def distances(self, block):
         """The Euclidean distance from each row to each centre."""

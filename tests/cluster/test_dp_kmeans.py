@@ -500,6 +500,19 @@ def test_labels_are_predict_on_the_training_data(fitted):
     assert model.predict(X).dtype == np.int64
 
 
+def test_labels_are_the_nearest_centre_far_from_the_origin():
+    # two blobs 2 apart at 1e8: ||x||^2 - 2 x.c + ||c||^2 cancels to within a few
+    # units there (scikit-learn's pairwise_distances_argmin_min mislabelled 1.1% of
+    # these rows); the labels are computed relative to the centres' mean
+    rng = np.random.default_rng(0)
+    offset = 1e8
+    X = offset + np.r_[rng.normal(-1, 0.1, (3000, 2)), rng.normal(1, 0.1, (3000, 2))]
+    model = DPKMeans(2, bounds=(offset - 4, offset + 4), random_state=0).fit(X)
+    exact = (((X[:, np.newaxis] - model.cluster_centers_) ** 2).sum(axis=-1)).argmin(axis=1)
+    np.testing.assert_array_equal(model.labels_, exact)
+    np.testing.assert_array_equal(model.predict(X), exact)
+
+
 def test_transform_is_the_euclidean_distance_to_each_centre(fitted):
     model, X = fitted
     distances = model.transform(X[:50])
