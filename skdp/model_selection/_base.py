@@ -37,7 +37,7 @@ from skdp.utils.validation import EPSILON_CONSTRAINT, RANDOM_STATE_CONSTRAINT, c
 
 __all__ = ["BasePrivateSearch"]
 
-# the only scorer: accuracy, from a noisy count of correct predictions (sensitivity 1)
+# the only scorer: accuracy, from a noisy margin correct - wrong (sensitivity 1)
 SCORERS = ("accuracy",)
 
 
@@ -184,7 +184,7 @@ class BasePrivateSearch(
         base = self._base_estimator()
         if not is_classifier(base):
             raise ValueError(
-                "the private search scores accuracy (a noisy count of correct predictions): "
+                "the private search scores accuracy (a noisy margin of correct predictions): "
                 f"it needs a classifier, got {type(base).__name__}"
             )
         rng = check_random_state(self.random_state)
@@ -239,6 +239,7 @@ class BasePrivateSearch(
                 raise BudgetExceededError(
                     f"a run spent {spent}, more than its epsilon_run={epsilon_run:g}"
                 )
+        # the best noisy margin c - i (the same validation rows for every run), then the tie key
         best = max(range(n_runs), key=lambda i: (results[i][1][0], results[i][2]))
         return results[best][0], draws[best], results[best][1]
 
@@ -261,12 +262,13 @@ class BasePrivateSearch(
     def _release(self, model, params, counts, epsilon_run, selection, refit, factor, law):
         if counts is None:  # one candidate fitted on all rows: no score was released
             score, counts_shown = float("nan"), {}
-        else:
-            correct, wrong = (max(int(c), 0) for c in counts)
-            score = correct / max(correct + wrong, 1)
+        else:  # post-processing of the released margin c - i and size c + i
+            margin, size = counts
+            correct, wrong = (size + margin) / 2, (size - margin) / 2
+            score = max(correct, 0) / max(max(correct, 0) + max(wrong, 0), 1)
             counts_shown = {
-                "noisy_correct_count": np.array([int(counts[0])]),
-                "noisy_incorrect_count": np.array([int(counts[1])]),
+                "noisy_correct_count": np.array([correct]),
+                "noisy_incorrect_count": np.array([wrong]),
             }
         shown = dict(params)
         self.best_params_ = shown

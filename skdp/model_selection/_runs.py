@@ -1,12 +1,22 @@
-"""One private run of a search: fit on one part of the rows, noisy count on the other.
+"""One private run of a search: fit on one part of the rows, noisy counts on the other.
 
 A run draws nothing from the data before it starts: the part of each row (fit or
 validation) is an independent Bernoulli draw made once per search ``fit``. The fit is
-``epsilon_run``-DP on the fit part, the pair (number correct, number wrong) on the
-validation part is a histogram (one record is in one cell: L1 sensitivity 1) released
-with discrete Laplace noise at ``epsilon_run``. A record is in one part only, so the run
-costs ``max(epsilon_run, epsilon_run) = epsilon_run`` (parallel composition), which
+``epsilon_run``-DP on the fit part. On the validation part, with ``c`` correct and ``i``
+wrong predictions, the run releases the *margin* ``c - i`` with discrete Laplace noise
+at ``MARGIN_SHARE * epsilon_run`` and the *size* ``c + i`` at the rest of
+``epsilon_run``. Adding or removing one record moves each by exactly 1, so the pair
+costs ``MARGIN_SHARE * epsilon_run + (1 - MARGIN_SHARE) * epsilon_run = epsilon_run``
+(sequential composition on the validation part). A record is in one part only, so the
+run costs ``max(epsilon_run, epsilon_run) = epsilon_run`` (parallel composition), which
 the run's own ledger measures.
+
+Why the margin: every run scores the *same* validation rows, so ``c + i`` is the same
+for all runs and ranking by ``c - i = 2c - (c + i)`` ranks by accuracy. A noise of scale
+``b`` on ``c - i`` is a noise of scale ``b / 2`` on ``c``: at the same epsilon the
+ranking is twice as sharp as with a noisy ``c`` alone. The size only serves the released
+accuracy, which needs less precision: ``c~ = (s~ + m~) / 2`` and ``i~ = (s~ - m~) / 2``
+are post-processing.
 
 Each run is measured in a ledger *detached* from the caller's: the search charges the
 selection theorem's bound once, up front (``(2 + eta) epsilon_run``, whatever the
@@ -26,6 +36,7 @@ from skdp.accounting._spent import _composed, _declared_leaf
 from skdp.mechanisms import check_random_state, geometric
 
 __all__ = [
+    "MARGIN_SHARE",
     "declared_budget",
     "detached_ledger",
     "epsilon_keys",
@@ -35,6 +46,13 @@ __all__ = [
     "scaled_epsilons",
     "split_rows",
 ]
+
+
+# the share of a run's score epsilon spent on the margin c - i (the ranking); the rest
+# is spent on the validation size c + i (the released accuracy only). Iris, tree grid
+# of the benchmark, epsilon 1, 10 seeds: ranking by c~ alone 0.810, by c~ - i~ from the
+# old pair 0.846, by the margin at the whole score epsilon 0.870
+MARGIN_SHARE = 0.9
 
 
 @contextmanager
@@ -131,9 +149,10 @@ def run_candidate(template, params, parts, epsilon_run, seed):
 
     Returns
     -------
-    model, noisy_counts, tie_key, spent
-        The fitted candidate, the released ``[correct, wrong]``, a random key that
-        breaks ties, and the run's measured budget.
+    model, noisy_scores, tie_key, spent
+        The fitted candidate, the released ``[margin, size]`` (noisy ``c - i`` and
+        ``c + i``; the search ranks by the margin), a random key that breaks ties,
+        and the run's measured budget.
     """
     X_fit, y_fit, X_val, y_val = parts
     rng = check_random_state(seed)
@@ -145,10 +164,13 @@ def run_candidate(template, params, parts, epsilon_run, seed):
                 model.set_params(**random_states(model, fit_seed)).fit(X_fit, y_fit)
             with record_parts.branch():  # the validation part
                 correct = _n_correct(model, X_val, y_val)
-                counts = geometric(
-                    [correct, len(y_val) - correct], epsilon=epsilon_run, random_state=rng
+                wrong = len(y_val) - correct
+                margin_epsilon = MARGIN_SHARE * epsilon_run
+                margin = geometric(correct - wrong, epsilon=margin_epsilon, random_state=rng)
+                size = geometric(
+                    correct + wrong, epsilon=epsilon_run - margin_epsilon, random_state=rng
                 )
-    return model, counts, float(rng.random()), ledger.total
+    return model, [int(margin), int(size)], float(rng.random()), ledger.total
 
 
 def _n_correct(model, X_val, y_val):

@@ -13,6 +13,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler as SklearnScaler
 
 import skdp.model_selection._repetitions as repetitions_module
+import skdp.model_selection._runs as runs_module
 from skdp import BudgetAccountant, PrivacyLedger, privacy_spent
 from skdp.accounting import PrivacyBudget
 from skdp.exceptions import BudgetExceededError
@@ -77,6 +78,34 @@ def test_released_counts_are_noisy_not_exact():
         for seed in range(10)
     }
     assert len(counts) > 3
+
+
+def test_a_run_releases_the_margin_and_the_size_and_the_search_ranks_by_the_margin(
+    monkeypatch,
+):
+    """c - i at 0.9 epsilon_run (sharp ranking), c + i at 0.1 (the accuracy only)."""
+    calls, noise = [], iter([0, 0, 50, -40])  # run 1: margin, size; run 2: margin, size
+
+    def recorded(value, *, epsilon, random_state=None):
+        calls.append((int(value), epsilon))
+        return int(value) + next(noise)
+
+    monkeypatch.setattr(runs_module, "geometric", recorded)
+    monkeypatch.setattr(PrivateGridSearchCV, "_expected_runs", lambda self, size: 2.0)
+    monkeypatch.setattr(repetitions_module, "truncated_negative_binomial", lambda *a, **k: 2)
+    y = np.r_[np.zeros(30, dtype=int), np.ones(10, dtype=int)]
+    search = PrivateGridSearchCV(
+        ConstantClassifier(), {"label": [0, 1]}, epsilon=1.5, validation_fraction=0.999,
+        repetitions="logarithmic", random_state=3,
+    ).fit(np.zeros((40, 1)), y)  # fmt: skip
+    (m1, e1), (s1, f1), (m2, e2), (s2, f2) = calls
+    assert e1 == e2 == pytest.approx(0.9 * 0.75) and f1 == f2 == pytest.approx(0.1 * 0.75)
+    assert abs(m1) == abs(m2) == 20 and s1 == s2 == 40  # 30 against 10, either way round
+    # the noise lifts run 2's margin by 50: it wins, whatever its candidate
+    correct, wrong = (s2 - 40 + m2 + 50) / 2, (s2 - 40 - m2 - 50) / 2
+    assert search.cv_results_["noisy_correct_count"][0] == correct
+    assert search.cv_results_["noisy_incorrect_count"][0] == wrong
+    assert search.best_score_ == max(correct, 0) / max(max(correct, 0) + max(wrong, 0), 1)
 
 
 def test_one_candidate_is_fitted_on_every_row_with_the_whole_budget():

@@ -5,12 +5,12 @@ Spec: /work/shared/docs/private_selection.md, section 7, A1 and M1. Two stub can
 that holds (almost) every row (``validation_fraction=0.999``): ten records of each label
 in the first dataset, so the (correct, wrong) counts are (10, 10) for both stubs; the
 neighbour adds one label-1 record, which moves the "predict 1" stub's correct count to
-11. The release is the pair (selected grid index, released noisy correct count), read
-as the scalar ``1000 * index + count``: the event "index 1 with count >= t" is the
-sharpest one (exact pointwise loss about 0.63 for ``epsilon_run = 0.5`` and ``E[K] =
-2``; the search claims ``3 * 0.5 = 1.5``). The fast audit uses the tightest law offered,
-the negative binomial of shape -0.5 (claim ``1.5 * 0.5 = 0.75``; exact pointwise loss
-0.58, computed from the two laws of the release); the slow one audits both.
+11. A run releases the margin ``c - i`` (at 0.9 of ``epsilon_run``) and the size ``c +
+i`` (at 0.1); the search keeps the best margin. The release audited is the pair
+(selected grid index, released noisy correct count ``(size~ + margin~) / 2``), read as
+the scalar ``1000 * index + count``: the events "index 1 with count >= t" are the
+sharpest ones. The fast audit uses the tightest law offered, the negative binomial of
+shape -0.5 (claim ``1.5 * 0.5 = 0.75``); the slow one audits both.
 
 A mutant that releases the exact counts (no noise) must be flagged: the count 11 for
 index 1 never occurs on the first dataset and often on the second (infinite loss).
