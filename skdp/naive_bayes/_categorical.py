@@ -275,7 +275,8 @@ class CategoricalNB(DifferentialPrivacyMixin, ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        X, y = validate_numeric_data(self, X, y, dtype=np.float64)
+        # any numeric dtype as it is: the encoding reads one column at a time
+        X, y = validate_numeric_data(self, X, y, dtype="numeric")
         classes, class_codes = resolve_classes(
             self.classes, y, estimator_name=type(self).__name__, stacklevel=4
         )
@@ -326,7 +327,7 @@ class CategoricalNB(DifferentialPrivacyMixin, ClassifierMixin, BaseEstimator):
 
     def _joint_log_likelihood(self, X):
         check_is_fitted(self)
-        X = validate_numeric_data(self, X, reset=False, dtype=np.float64)
+        X = validate_numeric_data(self, X, reset=False, dtype="numeric")
         codes = self._encoder.encode(X)
         jll = np.tile(self.class_log_prior_, (X.shape[0], 1))
         for j, log_prob in enumerate(self.feature_log_prob_):

@@ -77,25 +77,24 @@ class Encoding:
         return np.array([c.size for c in self.categories], dtype=np.int64)
 
     def encode(self, X, *, warn=False, stacklevel=2):
-        """The code of every value, shape ``X.shape``, int64.
+        """The code of every value, shape ``X.shape``, of the smallest unsigned int dtype.
 
+        ``X`` may be of any numeric dtype: each column is read in its own dtype (integer
+        codes) or as float64, one column at a time, so no float copy of ``X`` is made.
         ``warn=True`` (in ``fit``) emits one ClippingWarning for the values moved into
         the box. A value outside the declared categories raises ValueError.
         """
-        codes = np.empty(X.shape, dtype=np.int64)
+        dtype = np.min_scalar_type(max(int(self.n_categories.max(initial=1)) - 1, 0))
+        codes = np.empty(X.shape, dtype=dtype, order="F")  # one column at a time
         n_clipped = 0
         for j, (kind, values) in enumerate(zip(self.kinds, self.categories, strict=True)):
             column = X[:, j]
+            if column.dtype.kind == "b":
+                column = column.view(np.uint8)
             if kind == "declared":
-                index = np.clip(np.searchsorted(values, column), 0, values.size - 1)
-                unknown = values[index] != column
-                if np.any(unknown):
-                    raise ValueError(
-                        f"feature {j} has values outside its declared categories, "
-                        f"e.g. {column[unknown][0]!r}"
-                    )
-                codes[:, j] = index
+                codes[:, j] = _declared_codes(column, values, j)
                 continue
+            column = column.astype(np.float64, copy=False)
             if kind == "integer":
                 raw = np.rint(column) - values[0]
             else:
@@ -105,10 +104,31 @@ class Encoding:
                 raw[column == self.upper[j]] = values.size - 1
             inside = (raw >= 0) & (raw < values.size)
             n_clipped += int(np.count_nonzero(~inside))
-            codes[:, j] = np.clip(raw, 0, values.size - 1)
+            codes[:, j] = np.clip(raw, 0, values.size - 1, out=raw)
         if warn:
             warn_clipped(n_clipped, X.size, stacklevel=stacklevel + 1)
         return codes
+
+
+def _declared_codes(column, values, j):
+    """The index of every value of ``column`` in the sorted ``values``; unknown: error.
+
+    The codes ``0, ..., m - 1`` (``categories`` given as an int) are read off the values
+    themselves, in their own dtype; other category values are looked up in float64.
+    """
+    if np.array_equal(values, np.arange(values.size)):
+        index = np.clip(column, 0, values.size - 1).astype(np.intp)
+        unknown = index != column
+    else:
+        column = column.astype(np.float64, copy=False)
+        index = np.clip(np.searchsorted(values, column), 0, values.size - 1)
+        unknown = values[index] != column
+    if np.any(unknown):
+        raise ValueError(
+            f"feature {j} has values outside its declared categories, "
+            f"e.g. {np.float64(column[unknown][0])!r}"
+        )
+    return index
 
 
 def declared_encoding(categories):

@@ -35,8 +35,9 @@ def category_counts(codes, class_codes, n_classes, n_categories, *, epsilon, ran
     Parameters
     ----------
     codes : ndarray of shape (n_samples, n_features), int
-        The category code of every value, ``codes[:, j]`` in ``[0, n_categories[j])``.
-    class_codes : ndarray of shape (n_samples,), int
+        The category code of every value, ``codes[:, j]`` in ``[0, n_categories[j])``
+        (any integer dtype).
+    class_codes : ndarray of shape (n_samples,), int64 or intp
         The class index of every row.
     n_classes : int
     n_categories : ndarray of shape (n_features,), int
@@ -54,9 +55,14 @@ def category_counts(codes, class_codes, n_classes, n_categories, *, epsilon, ran
     d = codes.shape[1]
     offsets = np.concatenate([[0], np.cumsum(n_categories)])
     cells = int(offsets[-1])
-    # one flat histogram: class k, feature j, category c at k * cells + offsets[j] + c
-    flat = (class_codes[:, None] * cells + offsets[:-1] + codes).ravel()
-    exact = np.bincount(flat, minlength=n_classes * cells).reshape(n_classes, cells)
+    # one histogram, class k, feature j, category c at [k, offsets[j] + c], filled one
+    # feature at a time (no n_samples x n_features temporary)
+    exact = np.empty((n_classes, cells), dtype=np.int64)
+    for j, m in enumerate(n_categories):
+        flat = class_codes * int(m) + codes[:, j]
+        exact[:, offsets[j] : offsets[j + 1]] = np.bincount(
+            flat, minlength=n_classes * int(m)
+        ).reshape(n_classes, m)
     noisy = geometric(exact, sensitivity=d, epsilon=epsilon, random_state=random_state)
     return [noisy[:, offsets[j] : offsets[j + 1]] for j in range(d)]
 
