@@ -5,14 +5,16 @@ functions that the tests can call one by one:
 
 1. :func:`resolve_public_bounds` (declared, or privately estimated: a noisy count and
    tiered bounds per parameter) and :func:`unit_design`: clip every column to its
-   public bounds and map it into ``[-1, 1]`` (one float64 matrix);
+   public bounds and map it into ``[-1, 1]`` (one float64 matrix per block of rows);
 2. :func:`regression_moments` / :func:`classification_moments`: the exact polynomial
    coefficients of the objective (one BLAS pass over the data), and
    :func:`release_moments`: one Laplace release of all of them, each entry scaled by a
    public weight, at the sensitivity :func:`release_sensitivity`. Steps 1 and 2 run
    row block by row block through :class:`BlockMoments` and
-   :func:`skdp.utils._stats.sum_blocks`: once on the whole arrays for numpy input, on
-   every block where it lives for a dask collection (only the small sums travel);
+   :func:`skdp.utils._stats.sum_blocks`: on the whole arrays for numpy input, on
+   every block where it lives for a dask collection (only the small sums travel), and
+   inside :class:`BlockMoments`, ``GRAM_BLOCK_ROWS`` rows at a time (no ``n x d``
+   design: the sums are those of the whole design, to the bit);
 3. :func:`skdp.linear_model._fm_solver.minimise_noisy_quadratic`: post-processing of
    the noisy coefficients into a linear model.
 
@@ -54,6 +56,8 @@ __all__ = [
 
 # share of the release's budget for the statistics of the intercept (n, sum y / counts)
 INTERCEPT_SHARE = 0.25
+# rows per block of the statistics: the design is built and summed one block at a time
+GRAM_BLOCK_ROWS = 2**16
 
 
 def resolve_public_bounds(estimator, blocks, *, rng, stacklevel=2):
@@ -213,25 +217,47 @@ class BlockMoments:
         blocks = list(zip(values, self.scalings, self.boxes, strict=True))
         return unit_design(blocks, fit_intercept=self.fit_intercept)
 
+    def _design_blocks(self, *values):
+        """``(rows, design, n_clipped)`` of each block of ``GRAM_BLOCK_ROWS`` rows.
+
+        One block's design at a time (a few MiB), never the whole ``n x d`` design; the
+        blocks are those :func:`gram_matrix` sums over, so the sums are the same.
+        """
+        n_samples = values[0].shape[0]
+        for start in range(0, n_samples, GRAM_BLOCK_ROWS):
+            rows = slice(start, start + GRAM_BLOCK_ROWS)
+            yield (rows, *self.design(*(v[rows] for v in values)))
+
     def regression(self, X, Y):
         """``(linear, quadratic, n_clipped)``: :func:`regression_moments` of ``[x~ | y']``.
 
         ``Y`` has one column; ``n_clipped`` counts the clipped values of ``X`` and ``Y``.
+        Summed block by block: the same sums as on the whole design.
         """
-        design, n_clipped = self.design(X, Y)
-        return (*regression_moments(design), n_clipped)
+        width = X.shape[1] + self.fit_intercept + Y.shape[1]
+        gram, n_clipped = np.zeros((width, width)), np.zeros(2, dtype=np.int64)
+        for _, design, clipped in self._design_blocks(X, Y):
+            gram += gram_matrix(design)
+            n_clipped += clipped
+        return gram[:-1, -1].copy(), upper_triangle(gram[:-1, :-1]), n_clipped
 
     def classification(self, X, codes):
         """``(sums, quadratic, n_clipped)``: :func:`classification_moments` of ``x~``.
 
-        ``codes`` are the indices of the rows' classes among the public classes.
+        ``codes`` are the indices of the rows' classes among the public classes. Summed
+        block by block: ``np.add.at`` adds the rows to the class sums one after the
+        other, as ``np.bincount`` does on the whole design, so the sums are the same.
         """
-        design, n_clipped = self.design(X)
+        n_features = X.shape[1]
         codes = np.asarray(codes, dtype=np.intp)
-        moments = classification_moments(
-            design, codes, self.n_classes, fit_intercept=self.fit_intercept
-        )
-        return (*moments, n_clipped)
+        sums = np.zeros((self.n_classes, n_features + self.fit_intercept))
+        gram, n_clipped = np.zeros((n_features, n_features)), np.zeros(1, dtype=np.int64)
+        for rows, design, clipped in self._design_blocks(X):
+            for j in range(sums.shape[1]):
+                np.add.at(sums[:, j], codes[rows], design[:, j])
+            gram += gram_matrix(design[:, :n_features])
+            n_clipped += clipped
+        return sums, upper_triangle(gram), n_clipped
 
 
 def upper_triangle(matrix):
@@ -246,7 +272,7 @@ def symmetric_from_upper(upper, size):
     return matrix + np.triu(matrix, 1).T
 
 
-def gram_matrix(design, *, block_rows=2**16):
+def gram_matrix(design, *, block_rows=GRAM_BLOCK_ROWS):
     """``design^T design``: one BLAS ``syrk`` per block of rows, the blocks summed.
 
     Blocks keep each BLAS call in cache and stop multi-threaded ``syrk`` from

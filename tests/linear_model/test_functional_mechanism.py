@@ -2,6 +2,7 @@
 
 import itertools
 import math
+import tracemalloc
 import warnings
 
 import numpy as np
@@ -237,6 +238,39 @@ def test_the_upper_triangle_is_released_once():
     assert linear.shape == (3,) and quadratic.shape == (6,)
     gram = design[:, :3].T @ design[:, :3]
     np.testing.assert_allclose(_moments.symmetric_from_upper(quadratic, 3), gram)
+
+
+@pytest.mark.parametrize("kind", ["classifier", "regressor"])
+def test_the_statistics_are_summed_a_block_at_a_time(kind):
+    """Past 2**16 rows the clipped, scaled design is built one block of rows at a time
+    (2.3 copies of X before: a clipped copy and the whole design), and the sums are
+    those of the whole design to the last bit."""
+    rng = np.random.default_rng(0)
+    n = 8 * _moments.GRAM_BLOCK_ROWS + 5
+    X, codes = rng.uniform(-1.2, 1.2, size=(n, 4)), rng.integers(0, 3, size=n)
+    box, box_y = (np.full(4, -1.0), np.full(4, 1.0)), (np.full(1, -2.0), np.full(1, 2.0))
+    Y = (X @ [1.0, -0.5, 0.2, 0.0] + rng.normal(size=n)).reshape(-1, 1)
+    boxes = [box] if kind == "classifier" else [box, box_y]
+    scalings = [_moments.unit_scaling(*b, centred=True) for b in boxes]
+    moments = _moments.BlockMoments(boxes, scalings, fit_intercept=True, n_classes=3)
+    values = [X] if kind == "classifier" else [X, Y]
+    design, n_clipped = _moments.unit_design(
+        list(zip(values, scalings, boxes, strict=True)), fit_intercept=True
+    )
+    if kind == "classifier":
+        expected = _moments.classification_moments(design, codes, 3, fit_intercept=True)
+        found = moments.classification(X, codes)
+    else:
+        expected, found = _moments.regression_moments(design), moments.regression(X, Y)
+    for a, b in zip(found, (*expected, n_clipped), strict=True):
+        np.testing.assert_array_equal(a, b)
+    tracemalloc.start()
+    try:
+        moments.classification(X, codes) if kind == "classifier" else moments.regression(X, Y)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 0.8 * X.nbytes
 
 
 # --------------------------------------------------------------------------- utility
