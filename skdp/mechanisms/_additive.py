@@ -132,7 +132,7 @@ def laplace(value, *, sensitivity, epsilon, random_state=None):
     return _shaped((index.astype(np.int64) + noise) * step, array)
 
 
-def geometric(value, *, sensitivity=1, epsilon, random_state=None):
+def geometric(value, *, sensitivity=1, epsilon, per_row=False, random_state=None):
     """Release integers with exact discrete Laplace (two-sided geometric) noise.
 
     Adds ``Z`` with ``P[Z = z]`` proportional to ``exp(-epsilon * |z| / sensitivity)``,
@@ -145,6 +145,13 @@ def geometric(value, *, sensitivity=1, epsilon, random_state=None):
     record: 1). The scale is rounded up to a rational, so the effective epsilon is at
     most ``epsilon`` (by a relative ``2**-48`` at most).
 
+    With ``per_row=True`` each row of a 2-d ``value`` is its own release of
+    ``epsilon`` (one histogram per feature, say): the noise of every entry has the law
+    above, independently, so each row has exactly the law of a call on that row alone;
+    the ledger records ``epsilon`` once per row (sequential composition). All rows are
+    drawn in one call to the sampler (much faster than one call per row when there
+    are many small rows); only the draws for a given ``random_state`` differ.
+
     Parameters
     ----------
     value : int or array-like of int
@@ -152,7 +159,9 @@ def geometric(value, *, sensitivity=1, epsilon, random_state=None):
     sensitivity : float, default=1
         L1 sensitivity of ``value`` (> 0).
     epsilon : float
-        Privacy budget spent (> 0).
+        Privacy budget spent (> 0), per row when ``per_row``.
+    per_row : bool, default=False
+        Treat each row of a 2-d ``value`` as a separate release of ``epsilon``.
     random_state : None, int or numpy.random.Generator, default=None
         See :func:`check_random_state`; ``None`` for real releases.
 
@@ -166,6 +175,12 @@ def geometric(value, *, sensitivity=1, epsilon, random_state=None):
     >>> from skdp.mechanisms import geometric
     >>> geometric([0, 5, 12], epsilon=1.0, random_state=0).dtype
     dtype('int64')
+
+    Three features' sign histograms, three releases of ``epsilon`` in one draw:
+
+    >>> geometric([[4, 9], [0, 13], [7, 6]], epsilon=1.0, per_row=True,
+    ...           random_state=0).shape
+    (3, 2)
     """
     array = _as_finite_array(value, "value")
     if not np.all(array == np.round(array)):
@@ -177,6 +192,9 @@ def geometric(value, *, sensitivity=1, epsilon, random_state=None):
     rng = check_random_state(random_state)
     scale = Fraction(sensitivity) / Fraction(epsilon)
     check_noise_scale(scale)
-    record_spend(epsilon, mechanism="geometric")
+    if per_row and array.ndim != 2:
+        raise ValueError(f"per_row needs a 2-d value, got shape {array.shape}")
+    for _ in range(array.shape[0] if per_row else 1):
+        record_spend(epsilon, mechanism="geometric")
     noise = discrete_laplace(array.shape, scale, rng)
     return _shaped(array.astype(np.int64) + noise, array)

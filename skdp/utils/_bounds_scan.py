@@ -244,19 +244,22 @@ def scan_counts(below, n_values, q, *, epsilon, random_state, candidates=_ANCHOR
 
 
 def sign_sides(counts, epsilon, rng, *, clip_share):
-    """Whether the negative and the positive side of a feature hold data, privately.
+    """Whether the negative and the positive side of each feature hold data, privately.
 
-    One noisy histogram ``(#{x < 0}, #{x > 0})`` (``epsilon``-DP: L1 sensitivity 1).
-    A side counts as present when its noisy count exceeds the share ``clip_share``
-    (2%) of the noisy total that the bound may clip anyway, plus ``SIGN_SCALES`` noise
-    scales: an absent side (ages, counts) is kept on at most ``exp(-SIGN_SCALES) / 2``
-    (7%) of runs, and the side of centred data is dropped on under 1% of runs at the
-    smallest tier-1 budget.
+    ``counts`` holds one row ``(#{x < 0}, #{x > 0})`` per feature; each row is one
+    noisy histogram (``epsilon``-DP: L1 sensitivity 1), all drawn in one call
+    (:func:`~skdp.mechanisms.geometric` with ``per_row=True``: the same law as one
+    call per feature, ``epsilon`` recorded per feature). A side counts as present
+    when its noisy count exceeds the share ``clip_share`` (2%) of the feature's noisy
+    total that the bound may clip anyway, plus ``SIGN_SCALES`` noise scales: an
+    absent side (ages, counts) is kept on at most ``exp(-SIGN_SCALES) / 2`` (7%) of
+    runs, and the side of centred data is dropped on under 1% of runs at the smallest
+    tier-1 budget. Returns two boolean arrays of shape ``(n_features,)``.
     """
-    negative, positive = geometric(np.asarray(counts), epsilon=epsilon, random_state=rng)
-    total = max(int(negative) + int(positive), 1)
+    noisy = geometric(np.asarray(counts), epsilon=epsilon, per_row=True, random_state=rng)
+    total = np.maximum(noisy.sum(axis=1), 1)
     threshold = clip_share * total + SIGN_SCALES / epsilon
-    return negative > threshold, positive > threshold
+    return noisy[:, 0] > threshold, noisy[:, 1] > threshold
 
 
 def feature_boxes(X, rows, q, *, scan_epsilon, sign_epsilon, clip_share, rng):
@@ -267,17 +270,14 @@ def feature_boxes(X, rows, q, *, scan_epsilon, sign_epsilon, clip_share, rng):
     column's counts on ``rows``; the box is ``[-R_j, R_j]`` with
     an absent side set to 0. The ``d`` scans are drawn in one call (one row of
     queries per feature: the same laws as ``d`` calls, a fifth of the time at ten
-    features), then the ``d`` sign histograms. All counts come from one pass over the
-    rows read (:func:`feature_counts`): every row when ``rows`` is None, else the
-    subsample, gathered a block at a time (no copy of a column or of the subsample).
+    features), then the ``d`` sign histograms (one call too). All counts come from
+    one pass over the rows read (:func:`feature_counts`): every row when ``rows`` is
+    None, else the subsample, gathered a block at a time (no copy of a column or of
+    the subsample).
     """
-    d, n_values = X.shape[1], X.shape[0] if rows is None else rows.size
+    n_values = X.shape[0] if rows is None else rows.size
     below, negative, positive = feature_counts(X, rows)
     counts = np.stack([negative, positive], axis=1)
     magnitudes = scan_counts(below, n_values, q, epsilon=scan_epsilon, random_state=rng)
-    lower, upper = np.empty(d), np.empty(d)
-    for j, magnitude in enumerate(magnitudes):
-        negative, positive = sign_sides(counts[j], sign_epsilon, rng, clip_share=clip_share)
-        lower[j] = -magnitude if negative else -0.0
-        upper[j] = magnitude if positive else 0.0
-    return lower, upper
+    negative, positive = sign_sides(counts, sign_epsilon, rng, clip_share=clip_share)
+    return np.where(negative, -magnitudes, -0.0), np.where(positive, magnitudes, 0.0)

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from scipy import integrate, stats
 
+from skdp import PrivacyLedger
 from skdp.mechanisms import (
     check_random_state,
     exponential,
@@ -188,6 +189,20 @@ def test_geometric_zeros_and_shapes():
     scalar = geometric(4, epsilon=1.0, random_state=7)
     assert np.ndim(scalar) == 0 and isinstance(scalar, np.integer)
     assert geometric(np.ones((3, 4)), epsilon=1.0, random_state=7).shape == (3, 4)
+
+
+def test_geometric_per_row_is_one_release_per_row_with_the_same_law():
+    """per_row: each row of a 2-d value is charged once; every entry's noise is
+    discrete Laplace(sensitivity/epsilon) (1.2x rejected), as one call per row."""
+    value = np.arange(40_000).reshape(2, 20_000) % 11
+    with PrivacyLedger() as ledger:
+        out = geometric(value, epsilon=0.5, per_row=True, random_state=8)
+    assert [(e.mechanism, e.epsilon) for e in ledger.entries] == [("geometric", 0.5)] * 2
+    noise = (out - value).ravel()
+    assert _dlap_chisquare(noise, 2.0) > ALPHA
+    assert _dlap_chisquare(noise, 2.4, reference_scale=2.0) < POWER
+    with pytest.raises(ValueError, match="per_row needs a 2-d value"):
+        geometric([1, 2], epsilon=1.0, per_row=True)
 
 
 # -------------------------------------------------------------------------- laplace
