@@ -12,7 +12,10 @@ rows and their class codes to the block's summed loss, gradient and Hessian;
 :func:`minimise` adds these up with :func:`skdp.utils._stats.sum_blocks`, one pass over
 the rows per evaluation, so the same solver runs on a numpy array (one block) and on a
 dask array persisted in the workers' memory (:func:`skdp.utils._stats.as_dask_xy`,
-:func:`persist_design`). Only ``dim``-sized sums reach the driver.
+:func:`persist_design`). Only ``dim``-sized sums reach the driver. Rows clipped to
+per-feature bounds or to the norm bound are never copied: a :class:`Design` with a
+``row_map`` (:mod:`skdp.utils._erm_rows`) maps each block of ``ROW_BLOCK`` rows when it is
+read, and the loss is summed block by block (:meth:`RowLoss.summed`).
 
 The row-norm bound ``R`` is declared by the user or estimated privately
 (:func:`skdp.utils._erm_inputs.private_row_inputs`).
@@ -21,16 +24,23 @@ The row-norm bound ``R`` is declared by the user or estimated privately
 import contextlib
 import functools
 import math
-import warnings
 
 import numpy as np
 from scipy.linalg import solve
 from scipy.optimize import minimize
 from threadpoolctl import ThreadpoolController
 
-from skdp.exceptions import ClippingWarning
+from skdp.utils._erm_rows import (
+    ROW_BLOCK,
+    RowMap,
+    clip_block,
+    long_rows,
+    no_long_rows,
+    row_squares,
+    tally_rows,
+    warn_long_rows,
+)
 from skdp.utils._stats import count_rows, is_dask_collection, sum_blocks
-from skdp.utils.validation import clip_rows_to_norm
 
 __all__ = [
     "MAX_ITER",
@@ -84,12 +94,15 @@ def _threadpools():
     return ThreadpoolController()
 
 
-def scaled_design(rows, norm, *, fit_intercept):
-    """The :class:`Design` of rows of norm at most ``norm``: inside the unit ball."""
+def scaled_design(rows, norm, *, fit_intercept, row_map=None):
+    """The :class:`Design` of rows of norm at most ``norm``: inside the unit ball.
+
+    ``row_map`` (a :class:`~skdp.utils._erm_rows.RowMap`) maps ``rows`` to them.
+    """
     if fit_intercept:
         scale = NORM_MARGIN / (norm * math.sqrt(1 + INTERCEPT_SHARE**2))
-        return Design(rows, scale, INTERCEPT_SHARE * norm)
-    return Design(rows, NORM_MARGIN / norm, None)
+        return Design(rows, scale, INTERCEPT_SHARE * norm, row_map)
+    return Design(rows, NORM_MARGIN / norm, None, row_map)
 
 
 def perturbation_parameters(epsilon, C, *, curvature, rank=1):
@@ -108,16 +121,28 @@ def perturbation_parameters(epsilon, C, *, curvature, rank=1):
 
 
 class Design:
-    """The rows ``x~ = scale * [x, constant]`` (no constant without intercept), never built."""
+    """The rows ``x~ = scale * [m(x), constant]`` (no constant without intercept), never built.
 
-    _BLOCK = 2**14
+    ``m`` is ``row_map`` (:class:`~skdp.utils._erm_rows.RowMap`), or the identity when
+    None; a mapped design applies it to one block of rows at a time.
+    """
 
-    def __init__(self, X, scale, constant):
-        self.X, self.scale, self.constant = X, scale, constant
+    _BLOCK = ROW_BLOCK
+
+    def __init__(self, X, scale, constant, row_map=None):
+        self.X, self.scale, self.constant, self.row_map = X, scale, constant, row_map
         self.shape = (X.shape[0], X.shape[1] + (constant is not None))
+
+    def blocks(self):
+        """``(rows, design)`` of each block of ``ROW_BLOCK`` rows, mapped (a plain design)."""
+        for start in range(0, max(self.X.shape[0], 1), ROW_BLOCK):
+            rows = slice(start, start + ROW_BLOCK)
+            yield rows, Design(self.row_map(self.X[rows]), self.scale, self.constant)
 
     def dot(self, W):
         """``x~ . w`` for each row: ``(n,)`` for ``W`` of shape ``(dim,)``, else ``(n, K)``."""
+        if self.row_map is not None:
+            return np.concatenate([block.dot(W) for _, block in self.blocks()])
         out = self.X @ W[..., : self.X.shape[1]].T
         if self.constant is not None:
             out += self.constant * W[..., -1]
@@ -126,6 +151,8 @@ class Design:
 
     def tdot(self, V):
         """``sum_i V_i x~_i``: ``(dim,)`` for ``V`` of shape ``(n,)``, else ``(K, dim)``."""
+        if self.row_map is not None:
+            return sum(block.tdot(V[rows]) for rows, block in self.blocks())
         out = V.T @ self.X
         if self.constant is not None:
             out = np.concatenate([out, self.constant * V.sum(axis=0)[..., np.newaxis]], axis=-1)
@@ -133,6 +160,11 @@ class Design:
 
     def rows(self):
         """The rows ``x~`` as one dense ``(n, dim)`` array (one allocation)."""
+        if self.row_map is not None:
+            out = np.empty(self.shape)
+            for rows, block in self.blocks():
+                out[rows] = block.rows()
+            return out
         if self.constant is None:
             return self.X * self.scale
         out = np.empty(self.shape)
@@ -146,6 +178,8 @@ class Design:
         When most weights are zero (the Huber loss weighs only the rows of its
         quadratic band), only the rows of non-zero weight are read.
         """
+        if self.row_map is not None:
+            return sum(block.gram(weight[rows]) for rows, block in self.blocks())
         X = self.X
         nonzero = np.flatnonzero(weight)
         if 2 * nonzero.size < weight.size:
@@ -175,12 +209,28 @@ class RowLoss:
     curvature, sensitivity, rank = None, 1.0, 1
 
     def __init__(self, design):
-        self.scale, self.constant = design.scale, design.constant
+        self.scale, self.constant, self.row_map = design.scale, design.constant, design.row_map
         self.size = self.columns = design.shape[1]
 
     def rows(self, X):
-        """The design rows ``x~`` of a block of clipped rows (never materialised)."""
-        return Design(X, self.scale, self.constant)
+        """The design rows ``x~`` of a block of rows, mapped by ``row_map`` when set."""
+        return Design(X if self.row_map is None else self.row_map(X), self.scale, self.constant)
+
+    def summed(self, X, codes, **kwargs):
+        """``self(X, codes, **kwargs)`` summed over the rows (:func:`minimise`).
+
+        :func:`~skdp.utils._stats.sum_blocks` (numpy at once, dask block by block);
+        with a ``row_map`` on numpy rows, one block of ``ROW_BLOCK`` rows at a time, so
+        the mapped rows and the loss's temporaries are never row-sized.
+        """
+        function = functools.partial(self, **kwargs)
+        if self.row_map is None or is_dask_collection(X):
+            return sum_blocks(function, X, codes)
+        total = None
+        for start in range(0, max(X.shape[0], 1), ROW_BLOCK):
+            part = function(X[start : start + ROW_BLOCK], codes[start : start + ROW_BLOCK])
+            total = part if total is None else [t + p for t, p in zip(total, part, strict=True)]
+        return total
 
 
 def minimise(loss, X, codes, lam, b, tol, max_iter):
@@ -222,7 +272,7 @@ def _damped_newton(loss, X, codes, lam, b, tol, max_iter, w=None):
     """:func:`minimise` from ``w`` (default 0; L-BFGS first on many parameters)."""
 
     def objective(w, hessian=False):
-        value, grad, *H = sum_blocks(functools.partial(loss, w=w, hessian=hessian), X, codes)
+        value, grad, *H = loss.summed(X, codes, w=w, hessian=hessian)
         return value + 0.5 * lam * (w @ w) + b @ w, grad + lam * w + b, *H
 
     n, dim, n_iter = count_rows(X), loss.size, 0
@@ -290,65 +340,37 @@ def _shorter_step(t, value, slope, new_value):
     return min(max(-slope * t * t / (2 * curvature), t / 10), t / 2)
 
 
-def unit_ball_design(X, norm, *, fit_intercept, overwrite=False):
+def unit_ball_design(X, norm, *, fit_intercept, overwrite=False, columns=None, squares=None):
     """The rows clipped to ``norm`` (with a ClippingWarning), scaled into the unit ball.
 
     With an intercept the constant column ``t norm`` (``t =`` :data:`INTERCEPT_SHARE`) is
     appended before scaling by ``1 / (norm sqrt(1 + t^2))``, so ``||x~|| <= 1``; without,
-    the scale is ``1 / norm``. ``overwrite=True`` says ``X`` is the fit's own copy (the
-    columns mapped by public or private bounds): long rows are then scaled down in
-    place instead of in a second copy of the data.
+    the scale is ``1 / norm``. ``columns`` (a public map of a block of rows to new rows,
+    such as per-feature bounds; then ``squares`` must be given) is applied before the
+    norm. ``X`` is never copied: with ``columns``, or rows longer than ``norm``, the
+    design maps each block of rows when it is read (:class:`~skdp.utils._erm_rows.RowMap`).
+    ``overwrite=True`` (no ``columns``) says ``X`` is the caller's own copy: long rows
+    are then scaled down in place. ``squares``: the squared norms of the (mapped) rows,
+    when already computed (:func:`~skdp.utils._erm_rows.row_squares`).
     """
-    # clip_rows_to_norm copies X: only call it when needed (an ulp off is in the margin)
-    squares = np.einsum("ij,ij->i", X, X)  # no n x dim temporary
-    if np.any(squares > norm**2):
-        if overwrite:
-            _clip_rows_in_place(X, norm, squares)
-        else:
-            X = clip_rows_to_norm(X, norm)
+    if squares is None:
+        squares = row_squares(X)[0]
+    n_long = int(np.count_nonzero(squares > norm**2))
+    if n_long:
+        warn_long_rows(n_long, X.shape[0], norm, stacklevel=1)
+    if n_long and overwrite and columns is None:
+        _clip_rows_in_place(X, norm, squares)
+    elif n_long or columns is not None:  # an ulp off is in the margin
+        row_map = RowMap(columns, norm if n_long else None)
+        return scaled_design(X, norm, fit_intercept=fit_intercept, row_map=row_map)
     return scaled_design(X, norm, fit_intercept=fit_intercept)
 
 
-def _warn_clipped_rows(n_clipped, n, norm, stacklevel):
-    warnings.warn(
-        f"{n_clipped} of {n} rows of X had an L2 norm above {norm:g} and were scaled down to it.",
-        ClippingWarning,
-        stacklevel=stacklevel + 1,
-    )
-
-
 def _clip_rows_in_place(X, norm, squares):
-    """:func:`~skdp.utils.validation.clip_rows_to_norm` on ``X`` itself, from the squared
-    row norms ``squares`` (equal to its norms up to rounding, which the margin covers)."""
+    """The long rows of ``X`` scaled down to ``norm`` in place, from the squared row norms
+    ``squares`` (equal to its norms up to rounding, which the margin covers)."""
     too_long = squares > norm**2
-    _warn_clipped_rows(int(too_long.sum()), X.shape[0], norm, stacklevel=2)
     X[too_long] *= (norm / np.sqrt(squares[too_long]))[:, np.newaxis]
-
-
-def _clip_block(X, norm):
-    """The rows of a block clipped to ``norm`` (as :func:`unit_ball_design` does)."""
-    if not np.any(np.einsum("ij,ij->i", X, X) > norm**2):
-        return X
-    norms = np.linalg.norm(X, axis=1)
-    too_long = norms > norm
-    scale = np.ones_like(norms)
-    scale[too_long] = norm / norms[too_long]
-    return X * scale[:, np.newaxis]
-
-
-def _too_long(X, norm):
-    """Which rows of a block :func:`_clip_block` scales down."""
-    if not np.any(np.einsum("ij,ij->i", X, X) > norm**2):
-        return np.zeros(X.shape[0], dtype=bool)
-    return np.linalg.norm(X, axis=1) > norm
-
-
-def _none_too_long(X):
-    return np.zeros(X.shape[0], dtype=bool)
-
-
-def _tally(flags, codes):
-    return np.array([np.count_nonzero(flags), codes.shape[0]])
 
 
 def persist_design(X, codes, *, norm=None, fit_intercept=True, features=None, stacklevel=2):
@@ -371,15 +393,15 @@ def persist_design(X, codes, *, norm=None, fit_intercept=True, features=None, st
     import dask
 
     if norm is not None:
-        rows = X.map_blocks(_clip_block, float(norm), dtype=X.dtype)
-        flags = X.map_blocks(_too_long, float(norm), dtype=bool, drop_axis=1)
+        rows = X.map_blocks(clip_block, float(norm), dtype=X.dtype)
+        flags = X.map_blocks(long_rows, float(norm), dtype=bool, drop_axis=1)
     else:
         probe = features(np.zeros((1, X.shape[1])))
         rows = X.map_blocks(features, dtype=probe.dtype, chunks=(X.chunks[0], probe.shape[1:]))
-        flags = X.map_blocks(_none_too_long, dtype=bool, drop_axis=1)
+        flags = X.map_blocks(no_long_rows, dtype=bool, drop_axis=1)
     rows, flags, codes = dask.persist(rows, flags, codes)
-    n_clipped, n = (int(v) for v in sum_blocks(_tally, flags, codes))
+    n_clipped, n = (int(v) for v in sum_blocks(tally_rows, flags, codes))
     if n_clipped:
-        _warn_clipped_rows(n_clipped, n, norm, stacklevel=stacklevel)
+        warn_long_rows(n_clipped, n, norm, stacklevel=stacklevel)
     # without norm: features of norm 1, as PrivateSVM's random Fourier features
     return scaled_design(rows, 1.0 if norm is None else norm, fit_intercept=fit_intercept), codes

@@ -53,6 +53,7 @@ from skdp.utils._bounds import (
     norm_share,
 )
 from skdp.utils._erm import persist_design, unit_ball_design
+from skdp.utils._erm_rows import row_squares
 from skdp.utils._quantiles import scan_quantile
 from skdp.utils._stats import is_dask_collection
 from skdp.utils.validation import resolve_bounds, warn_clipped
@@ -111,9 +112,25 @@ class ColumnScaling:
         """``(X', n_clipped)``: the clipped, scaled rows and how many values were clipped."""
         clipped = np.clip(X, self.lower, self.upper)
         n_clipped = int(np.count_nonzero(clipped != X))
+        return self._scaled(clipped), n_clipped
+
+    def apply(self, X):
+        """``X'``: the clipped, scaled rows, the values :meth:`transform` gives.
+
+        A new Fortran-ordered array, filled one column at a time (twice as fast on
+        narrow blocks as the row-wise broadcast, the same operations on each value).
+        """
+        out = np.empty(X.shape, order="F")
+        for j, (shift, scale) in enumerate(zip(self.shift, self.scale, strict=True)):
+            column = np.clip(X[:, j], self.lower[j], self.upper[j], out=out[:, j])
+            column -= shift
+            column /= scale
+        return out
+
+    def _scaled(self, clipped):
         clipped -= self.shift
         clipped /= self.scale
-        return clipped, n_clipped
+        return clipped
 
     def original_units(self, coef, intercept):
         """A model ``coef . x' + intercept`` on the scaled columns, in the units of ``X``."""
@@ -127,15 +144,21 @@ class RowInputs:
 
     Attributes
     ----------
-    X : ndarray
-        The rows the mechanism clips to ``data_norm`` (scaled when ``scaling`` is set).
+    X : ndarray or dask array
+        The rows: on numpy input the validated ``X``, which ``columns`` maps; on dask
+        input the rows ``scaling`` mapped (lazily), when it is set.
     data_norm : float
-        The row-norm bound, in the units of ``X``.
+        The row-norm bound, in the units of the (mapped) rows.
     scaling : ColumnScaling or None
     epsilon_split : dict
         ``{"n_samples", "bounds", "data_norm"}``: the epsilon each took (0 if unused).
     remaining : float
         What is left for the mechanism.
+    columns : callable or None
+        The map of a block of rows of ``X`` to the rows clipped to ``data_norm``
+        (``scaling.apply``; numpy input), or None: the rows as they are.
+    squares : ndarray or None
+        The squared L2 norms of the (mapped) rows, when computed.
     """
 
     X: np.ndarray
@@ -143,6 +166,18 @@ class RowInputs:
     scaling: ColumnScaling | None = None
     epsilon_split: dict = field(default_factory=dict)
     remaining: float = 0.0
+    columns: object = None
+    squares: np.ndarray | None = None
+
+    def scale_columns(self, scaling, *, stacklevel):
+        """Set ``scaling``, map the rows by it (lazily) and warn about clipped values."""
+        self.scaling = scaling
+        if is_dask_collection(self.X):
+            self.X, n_clipped = scaling.transform(self.X)
+        else:  # no copy: the squared norms of the mapped rows, a block at a time
+            self.columns = scaling.apply
+            self.squares, n_clipped = row_squares(self.X, scaling.transform)
+        warn_clipped(n_clipped, self.X.size, stacklevel=stacklevel + 1)
 
 
 def private_row_inputs(X, data_norm, *, epsilon, rng, bounds=None, stacklevel=2):
@@ -182,11 +217,9 @@ def private_row_inputs(X, data_norm, *, epsilon, rng, bounds=None, stacklevel=2)
     if data_norm is not None:
         return RowInputs(X, float(data_norm), epsilon_split=split, remaining=epsilon)
     if bounds is not None:  # a public box: centred and scaled rows lie in [-1, 1]^d
-        scaling = ColumnScaling(*bounds)
-        rows, n_clipped = scaling.transform(X)
-        warn_clipped(n_clipped, X.size, stacklevel=stacklevel + 1)
-        norm = math.sqrt(X.shape[1])
-        return RowInputs(rows, norm, scaling, epsilon_split=split, remaining=epsilon)
+        out = RowInputs(X, math.sqrt(X.shape[1]), epsilon_split=split, remaining=epsilon)
+        out.scale_columns(ColumnScaling(*bounds), stacklevel=stacklevel + 1)
+        return out
     out = RowInputs(X, 0.0, epsilon_split=split)
     split["n_samples"] = COUNT_SHARE * epsilon
     n_noisy = noisy_count(X.shape[0], epsilon=split["n_samples"], random_state=rng)
@@ -197,12 +230,12 @@ def private_row_inputs(X, data_norm, *, epsilon, rng, bounds=None, stacklevel=2)
         lower, upper = estimate_bounds(
             X, epsilon=split["bounds"], tier=1, n_noisy=n_noisy, random_state=rng
         )
-        out.scaling = ColumnScaling(lower, upper)
-        out.X, n_clipped = out.scaling.transform(X)
-        warn_clipped(n_clipped, X.size, stacklevel=stacklevel + 1)
+        out.scale_columns(ColumnScaling(lower, upper), stacklevel=stacklevel + 1)
         candidates["candidates"] = _unit_grid(X.shape[1])  # rows in [-1, 1]^d
     split["data_norm"] = norm_share(n_noisy, epsilon) * epsilon
-    norms = np.sqrt(np.einsum("ij,ij->i", out.X, out.X))
+    if out.squares is None:
+        out.squares = row_squares(X)[0]
+    norms = np.sqrt(out.squares)
     q = margin_quantile(NORM_QUANTILE, n_noisy, split["data_norm"])
     quantile = scan_quantile(norms, q, epsilon=split["data_norm"], random_state=rng, **candidates)
     out.data_norm = max(quantile, MIN_NORM)
@@ -280,8 +313,8 @@ def norm_bounded_design(
             stacklevel=stacklevel + 1,
         )
         return design, codes, inputs
-    own = inputs.scaling is not None  # then inputs.X is the fit's own copy: clipped in place
     design = unit_ball_design(
-        inputs.X, inputs.data_norm, fit_intercept=fit_intercept, overwrite=own
-    )
+        inputs.X, inputs.data_norm, fit_intercept=fit_intercept, columns=inputs.columns,
+        squares=inputs.squares,
+    )  # fmt: skip
     return design, codes, inputs
