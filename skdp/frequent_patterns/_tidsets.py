@@ -133,6 +133,20 @@ class Tidsets:
             return np.zeros(0, dtype=np.int64)
         return _and_popcounts(self.words, itemsets)
 
+    def contains(self, itemsets):
+        """Whether each transaction holds each itemset (tuples of columns, non-empty).
+
+        Returns
+        -------
+        ndarray of shape (n_transactions, len(itemsets)), bool
+        """
+        n = self.shape[0]
+        out = np.empty((n, len(itemsets)), dtype=bool)
+        for j, itemset in enumerate(itemsets):
+            joint = np.bitwise_and.reduce(self.words[list(itemset)], axis=0)
+            out[:, j] = np.unpackbits(joint.view(np.uint8), count=n, bitorder="little")
+        return out
+
     def bins(self, basis):
         """Number of transactions whose items among ``basis`` are exactly ``S``, for every
         ``S`` (bit ``j`` of ``S``: ``basis[j]``), the empty one included.

@@ -10,7 +10,7 @@ import scipy.sparse as sp
 
 from skdp.frequent_patterns._bitmask import mask_counts, pack_transactions, truncate_masks
 from skdp.frequent_patterns._mining import check_transactions
-from skdp.frequent_patterns._tidsets import prepare_counts
+from skdp.frequent_patterns._tidsets import MAX_TIDSET_ITEMS, Tidsets, prepare_counts
 
 __all__ = ["Transactions", "incidence"]
 
@@ -74,6 +74,8 @@ class Transactions:
         if block.shape[0] == 0:  # also dask's (0, 0) probe of the output type
             return np.zeros((0, len(self.itemsets)), dtype=bool)
         X = incidence(block, self.binarize)
+        if not sp.issparse(X) and len(self.columns) <= MAX_TIDSET_ITEMS:
+            return Tidsets(_columns(X, self.columns)).contains(self.itemsets)
         X = sp.csc_matrix(X[:, self.columns], dtype=np.int64)
         out = np.empty((X.shape[0], len(self.itemsets)), dtype=bool)
         for j, itemset in enumerate(self.itemsets):

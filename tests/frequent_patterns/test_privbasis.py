@@ -151,7 +151,7 @@ def adjacency_of(edges):
     return adjacency
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(edges=graphs)
 def test_bron_kerbosch_matches_brute_force(edges):
     adjacency = adjacency_of(edges)

@@ -30,7 +30,7 @@ def small_blocks(monkeypatch):
     monkeypatch.setattr(_tidsets, "_CODE_BYTES", 8)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=25, deadline=None)
 @given(X=matrices, data=st.data())
 def test_tidset_counts_match_brute_force(X, data):
     tidsets = Tidsets(X)
@@ -41,6 +41,8 @@ def test_tidset_counts_match_brute_force(X, data):
     itemsets = itemsets[:, :length]
     expected = [X[:, row].all(axis=1).sum() for row in itemsets]
     np.testing.assert_array_equal(tidsets.supports(itemsets), expected)
+    held = np.column_stack([X[:, row].all(axis=1) for row in itemsets])
+    np.testing.assert_array_equal(tidsets.contains([tuple(row) for row in itemsets]), held)
     basis = data.draw(st.permutations(range(q)))[: data.draw(st.integers(1, q))]
     np.testing.assert_array_equal(
         tidsets.bins(basis), mask_counts(pack_transactions(X, basis), len(basis))
@@ -73,7 +75,11 @@ def test_dense_input_over_few_items_is_packed_and_many_items_stay_sparse():
     assert sp.issparse(prepare_counts(X))
     assert isinstance(prepare_counts(X[:, :MAX_TIDSET_ITEMS]), Tidsets)
     assert sp.issparse(prepare_counts(sp.csr_matrix(X[:, :3])))
-    packed = Transactions(np.array([2, 0]), 0.0).items(X.astype(float))
+    transactions = Transactions(np.array([2, 0]), 0.0, itemsets=[(0,), (0, 1)])
+    np.testing.assert_array_equal(
+        transactions.contains(X.astype(float)), transactions.contains(sp.csr_matrix(X))
+    )
+    packed = transactions.items(X.astype(float))
     assert isinstance(packed, Tidsets) and packed.shape == (5, 2)
     np.testing.assert_array_equal(packed.item_supports(), [1, 1])
     # one bit per transaction and item: an eighth of the boolean matrix
