@@ -17,12 +17,20 @@ For each dataset, total epsilon and seed, the test accuracy of:
   ``DecisionTreeClassifier`` (``max_depth`` None, 2..6 x ``criterion`` gini / entropy) on the
   public one-hot encoding.
 
+``--grid`` picks another 12-candidate grid (the same on both data sets): ``tree-split-points``
+(``DPDecisionTree`` ``n_split_points`` 3, 5, 7, 11, 15 (the default), 31 x the two
+algorithms: the candidate thresholds per numeric feature, which decide how finely a
+small budget is spread), or ``svm`` (``PrivateSVM``, linear, on the public encoding: ``C``
+0.003 .. 1 (1 is the default) x ``mechanism`` objective / output, the regularisation a
+user tunes first on a linear model). (c) stays the non-private tree.
+
 Every model gets the same public inputs (bounds, categories, taxonomies, classes)::
 
     python -m benchmarks model_selection                        # Adult and Iris
     python -m benchmarks model_selection --datasets iris --seeds 3
     python -m benchmarks model_selection --methods search --repetitions logarithmic --n-iter 12
     python -m benchmarks model_selection --methods search --eta -0.5   # factor 1.5
+    python -m benchmarks model_selection --datasets iris --grid svm
 
 The table is mean +- std / worst of the seeds.
 """
@@ -36,13 +44,15 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from joblib import Parallel, delayed
-from sklearn.model_selection import GridSearchCV
+from sklearn.model_selection import GridSearchCV, ParameterGrid
 from sklearn.pipeline import Pipeline
 from sklearn.tree import DecisionTreeClassifier
 
 from benchmarks import _data, _encoding
+from benchmarks._encoding import encoded, encoded_bounds, encoded_norm_bound
 from skdp import privacy_spent
 from skdp.model_selection import PrivateGridSearchCV
+from skdp.svm import PrivateSVM
 from skdp.tree import DPDecisionTree
 
 EPSILONS = (1.0, 2.0, 5.0)
@@ -51,6 +61,11 @@ DATASETS = ("adult", "iris")
 # the depths span what "auto" itself picks (2-3 on Iris, 8-12 on Adult at epsilon 1-5),
 # so that the search can reach the default's own regime on both data sets
 GRID = {"n_levels": ["auto", 2, 4, 6, 8, 12], "algorithm": ["maxgddp", "diffgen"]}
+SPLIT_POINTS_GRID = {"n_split_points": [3, 5, 7, 11, 15, 31], "algorithm": ["maxgddp", "diffgen"]}
+SVM_GRID = {
+    "model__C": [0.003, 0.01, 0.03, 0.1, 0.3, 1.0],
+    "model__mechanism": ["objective", "output"],
+}
 REPETITIONS = {"geometric": "geometric", "logarithmic": "logarithmic"}
 METHODS = ("private search", "(a) default", "(b) divided GridSearchCV", "(c) non-private best")
 
@@ -70,35 +85,59 @@ def _tree(task, **params):
     )
 
 
+def _svm(task, epsilon=1.0, random_state=None):
+    # as benchmarks.classification: numeric domains centre the rows; mixed data declares
+    # the norm bound of the encoded row
+    if task.public.get("categorical_features"):
+        declared = {"data_norm": encoded_norm_bound(task)}
+    else:
+        declared = {"bounds": encoded_bounds(task)}
+    model = PrivateSVM(
+        epsilon=epsilon, classes=task.public["classes"], random_state=random_state, **declared
+    )
+    return encoded(task, model)
+
+
+# name: (the estimator with its defaults, built for a task, and the grid searched)
+GRIDS = {
+    "tree": (_tree, GRID),
+    "tree-split-points": (_tree, SPLIT_POINTS_GRID),
+    "svm": (_svm, SVM_GRID),
+}
+
+
 def _accuracy(model, task):
     return float(np.mean(np.asarray(model.predict(task.X_test)) == np.asarray(task.y_test)))
 
 
-def _models(task, epsilon, seed, repetitions, n_iter=None):
+def _models(task, epsilon, seed, repetitions, n_iter=None, grid="tree"):
     """``{method: unfitted model}``: the search and its baselines (a), (b)."""
-    per_fit = epsilon / (len(GRID["n_levels"]) * len(GRID["algorithm"]) * 5 + 1)
+    make, grid = GRIDS[grid]
+    per_fit = epsilon / (len(ParameterGrid(grid)) * 5 + 1)
     return {
         "private search": PrivateGridSearchCV(
-            _tree(task),
-            GRID,
+            make(task),
+            grid,
             epsilon=epsilon,
             repetitions=repetitions,
             n_iter=n_iter,
             random_state=seed,
         ),
-        "(a) default": _tree(task, epsilon=epsilon, random_state=seed),
+        "(a) default": make(task, epsilon=epsilon, random_state=seed),
         "(b) divided GridSearchCV": GridSearchCV(
-            _tree(task, epsilon=per_fit, random_state=seed), GRID, cv=5
+            make(task, epsilon=per_fit, random_state=seed), grid, cv=5
         ),
     }
 
 
-def run_one(task, epsilon, seed, repetitions="geometric", methods=METHODS[:3], n_iter=None):
+def run_one(
+    task, epsilon, seed, repetitions="geometric", methods=METHODS[:3], n_iter=None, grid="tree"
+):
     """``{method: test accuracy}`` and the epsilon each method spent, for one seed."""
     rows = []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        for method, model in _models(task, epsilon, seed, repetitions, n_iter).items():
+        for method, model in _models(task, epsilon, seed, repetitions, n_iter, grid).items():
             if method not in methods:
                 continue
             start = time.perf_counter()
@@ -115,6 +154,7 @@ def run_one(task, epsilon, seed, repetitions="geometric", methods=METHODS[:3], n
             "seconds": seconds,
             "chosen": getattr(model, "best_params_", None),
             "repetitions": str(repetitions) if method == "private search" else "",
+            "grid": grid,
         }
         for method, model, seconds in rows
     ]
@@ -161,6 +201,7 @@ def main(argv=()):
         default=None,
         help="a negative binomial shape > -1 for K (overrides --repetitions; factor 2 + eta)",
     )
+    parser.add_argument("--grid", choices=sorted(GRIDS), default="tree")
     parser.add_argument("--n-iter", type=int, default=None, help="E[K]; default twice the grid")
     parser.add_argument(
         "--methods",
@@ -177,7 +218,7 @@ def main(argv=()):
         REPETITIONS[args.repetitions] if args.eta is None else ("negative_binomial", args.eta)
     )
     jobs = [
-        (t, e, s, repetitions, methods, args.n_iter)
+        (t, e, s, repetitions, methods, args.n_iter, args.grid)
         for s in range(args.seeds)
         for t in tasks
         for e in epsilons
