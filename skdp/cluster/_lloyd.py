@@ -40,6 +40,9 @@ RHO = 0.225
 MIN_ITERATIONS, MAX_ITERATIONS = 2, 7
 # sphere packing: draws of one centre before the radius is halved and packing restarts
 MAX_FAILED_DRAWS = 100
+# sphere packing: candidate-centre differences computed at once (draws x placed x d); past
+# it one draw at a time (with many placed centres a test costs more than a draw)
+_PACKING_BATCH = 2**9
 # the most clusters DPKMeans takes: the sphere packing of the initial centres grows as
 # n_clusters**2 (4096 clusters: about 2 s; 20000: minutes)
 MAX_CLUSTERS = 4096
@@ -113,6 +116,12 @@ def sphere_packing(n_clusters, n_features, rng):
     ``MAX_FAILED_DRAWS`` failed draws of one centre, ``a`` is halved and the packing
     starts over. Only ``rng`` is read.
 
+    The draws are tested in batches (:func:`_first_fit`), and ``rng`` is left exactly
+    where one draw at a time would leave it: the centres and every later draw of the
+    fit are the same to the bit. (One draw at a time, 3 centres in 2-d took 3.6 ms of
+    CPU, most of the 300 draws failing; in batches 0.9 ms. A fit of 10^5 rows takes
+    about 50 ms.)
+
     Returns
     -------
     ndarray of shape (n_clusters, n_features)
@@ -130,18 +139,50 @@ def sphere_packing(n_clusters, n_features, rng):
     while True:
         placed, failures = 0, 0
         while placed < n_clusters and failures < MAX_FAILED_DRAWS:
-            candidate = rng.uniform(radius - 1, 1 - radius, size=n_features)
-            # one vectorised test against the placed centres (a Python loop over them
-            # made n_clusters=2000 take over a minute)
-            gaps = np.sqrt(np.sum((centres[:placed] - candidate) ** 2, axis=1))
-            if np.all(gaps >= 2 * radius):
-                centres[placed] = candidate
-                placed, failures = placed + 1, 0
+            found, tried = _first_fit(centres[:placed], radius, MAX_FAILED_DRAWS - failures, rng)
+            if found is None:
+                failures += tried
             else:
-                failures += 1
+                centres[placed] = found
+                placed, failures = placed + 1, 0
         if placed == n_clusters:
             return centres
         radius /= 2
+
+
+def _first_fit(placed, radius, max_draws, rng):
+    """``(centre, draws)``: the first of at most ``max_draws`` uniform draws in
+    ``[radius - 1, 1 - radius]^d`` at distance ``>= 2 radius`` from every ``placed``
+    centre (None if none is), and the number of draws that took.
+
+    The draws are made and tested in batches of 1, 2, 4, ... (a first draw that fits
+    costs one test; a run of failures a few batches). When a batch's first fit is not
+    its last draw, ``rng`` is rewound and advanced by exactly the draws used, as if
+    they had been made one at a time (the same values: ``Generator.uniform`` fills an
+    array in the order of single draws).
+    """
+    d, start, size = placed.shape[1], 0, 1
+    cap = _PACKING_BATCH // max(1, placed.shape[0] * d)
+    if cap <= 1:  # many placed centres: one draw at a time
+        for start in range(max_draws):
+            candidate = rng.uniform(radius - 1, 1 - radius, size=d)
+            if np.all(np.sqrt(np.sum((placed - candidate) ** 2, axis=1)) >= 2 * radius):
+                return candidate, start + 1
+        return None, max_draws
+    while start < max_draws:
+        size = min(size, max_draws - start, cap)
+        state = rng.bit_generator.state if size > 1 else None
+        candidates = rng.uniform(radius - 1, 1 - radius, size=(size, d))
+        gaps = np.sqrt(np.sum((placed - candidates[:, np.newaxis]) ** 2, axis=2))
+        fits = np.flatnonzero(np.all(gaps >= 2 * radius, axis=1))
+        if fits.size:
+            first = int(fits[0])
+            if first + 1 < size:
+                rng.bit_generator.state = state
+                rng.uniform(radius - 1, 1 - radius, size=(first + 1, d))  # the draws used
+            return candidates[first], start + first + 1
+        start, size = start + size, 2 * size
+    return None, max_draws
 
 
 def initial_centres(init, n_clusters, lower, upper, rng):

@@ -447,10 +447,12 @@ def test_norm_sub_is_all_zeros_when_the_total_is_not_positive():
 
 
 class RecordingGenerator:
-    """A numpy Generator exposing only ``uniform``, and recording its ranges."""
+    """A numpy Generator exposing only ``uniform`` (and its state, which sphere packing
+    rewinds after a batch of draws), and recording the ranges."""
 
     def __init__(self, seed):
         self._rng = np.random.default_rng(seed)
+        self.bit_generator = self._rng.bit_generator
         self.ranges = []
 
     def uniform(self, low, high, size):
@@ -461,7 +463,7 @@ class RecordingGenerator:
 @pytest.mark.parametrize(("k", "d"), [(1, 1), (3, 2), (5, 1), (20, 1), (20, 50)])
 def test_sphere_packing_separates_centres_by_twice_the_final_radius(k, d):
     rng = RecordingGenerator(0)
-    centres = lloyd.sphere_packing(k, d, rng)  # only rng.uniform is available to it
+    centres = lloyd.sphere_packing(k, d, rng)  # only rng.uniform draws numbers
     assert centres.shape == (k, d)
     radii = [1 + low for low, _ in rng.ranges]
     assert all(high == 1 - a for a, (_, high) in zip(radii, rng.ranges, strict=True))

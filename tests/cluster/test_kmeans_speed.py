@@ -7,6 +7,7 @@ import numpy as np
 from sklearn.cluster import KMeans
 
 from skdp.cluster._grid import cell_index, count_cells
+from skdp.cluster._lloyd import MAX_FAILED_DRAWS, sphere_packing
 from skdp.cluster._lloyd_stats import cluster_displacements, cluster_sums, nearest_centres
 from skdp.cluster._weighted_kmeans import weighted_kmeans
 
@@ -98,3 +99,45 @@ def test_cell_index_with_a_scale_leaves_the_input_alone():
     before = Z.copy()
     assert cell_index(Z, (4, 4), np.array([1.0, 2.0])).tolist() == [12, 3]
     assert np.array_equal(Z, before)
+
+
+def _one_draw_at_a_time(n_clusters, d, rng):
+    """Su et al.'s sphere packing as specified: one candidate per draw."""
+    radius = 0.5
+    while True:
+        centres, failures = [], 0
+        while len(centres) < n_clusters and failures < MAX_FAILED_DRAWS:
+            candidate = rng.uniform(radius - 1, 1 - radius, size=d)
+            if all(np.sqrt(np.sum((c - candidate) ** 2)) >= 2 * radius for c in centres):
+                centres, failures = [*centres, candidate], 0
+            else:
+                failures += 1
+        if len(centres) == n_clusters:
+            return np.array(centres)
+        radius /= 2
+
+
+class _CountingGenerator:
+    """A generator that counts its ``uniform`` calls (everything else passes through)."""
+
+    def __init__(self, seed):
+        self.rng, self.calls = np.random.default_rng(seed), 0
+
+    def uniform(self, *args, **kwargs):
+        self.calls += 1
+        return self.rng.uniform(*args, **kwargs)
+
+    def __getattr__(self, name):
+        return getattr(self.rng, name)
+
+
+def test_sphere_packing_tests_draws_in_batches_as_if_one_at_a_time():
+    cases = [(1, 1, 0), (3, 2, 0), (3, 2, 1), (8, 2, 2), (5, 10, 3), (40, 3, 4)]
+    for n_clusters, d, seed in cases:
+        counting, reference = _CountingGenerator(seed), np.random.default_rng(seed)
+        centres = sphere_packing(n_clusters, d, counting)
+        np.testing.assert_array_equal(centres, _one_draw_at_a_time(n_clusters, d, reference))
+        assert counting.rng.bit_generator.state == reference.bit_generator.state
+    counting = _CountingGenerator(0)
+    sphere_packing(3, 2, counting)  # the first radius fails 100 draws: 106 draws in all
+    assert counting.calls <= 30  # in batches of 1, 2, 4, ...: 12 calls
