@@ -418,7 +418,7 @@ def test_norm_sub_docstring_example():
     np.testing.assert_array_equal(grid.norm_sub(np.array([10, -2, 3, 1, -1])), [9, 0, 2, 0, 0])
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(st.lists(st.integers(-60, 60), min_size=1, max_size=40))
 def test_norm_sub_is_the_euclidean_projection_onto_the_scaled_simplex(values):
     noisy = np.array(values, dtype=float)
