@@ -57,7 +57,8 @@ __all__ = [
 # share of the release's budget for the statistics of the intercept (n, sum y / counts)
 INTERCEPT_SHARE = 0.25
 # rows per block of the statistics: the design is built and summed one block at a time
-GRAM_BLOCK_ROWS = 2**16
+# (2**14 rows of 11 columns: 1.4 MB, in the CPU's cache)
+GRAM_BLOCK_ROWS = 2**14
 
 
 def resolve_public_bounds(estimator, blocks, *, rng, stacklevel=2):
@@ -176,11 +177,10 @@ def unit_design(blocks, *, fit_intercept):
     start = 0
     for i, (values, (shift, scale), (lower, upper)) in enumerate(blocks):
         values = np.asarray(values, dtype=float)
-        clipped = np.clip(values, lower, upper)
+        clipped = np.clip(values, lower, upper, out=design[:, start : start + widths[i]])
         n_clipped[i] = np.count_nonzero(clipped != values)
         clipped -= shift
         clipped /= scale
-        design[:, start : start + widths[i]] = clipped
         start += widths[i]
         if i == 0 and fit_intercept:
             design[:, start] = 1.0

@@ -242,7 +242,7 @@ def test_the_upper_triangle_is_released_once():
 
 @pytest.mark.parametrize("kind", ["classifier", "regressor"])
 def test_the_statistics_are_summed_a_block_at_a_time(kind):
-    """Past 2**16 rows the clipped, scaled design is built one block of rows at a time
+    """Past GRAM_BLOCK_ROWS rows the clipped, scaled design is built one block at a time
     (2.3 copies of X before: a clipped copy and the whole design), and the sums are
     those of the whole design to the last bit."""
     rng = np.random.default_rng(0)
