@@ -2,7 +2,7 @@
 
 import pytest
 import sklearn
-from sklearn.base import is_classifier
+from sklearn.base import clone, is_classifier
 from sklearn.utils import get_tags
 from sklearn.utils.estimator_checks import parametrize_with_checks
 from sklearn.utils.fixes import parse_version
@@ -101,7 +101,9 @@ def test_sklearn_compatible(estimator, check):
 @pytest.mark.parametrize("check", skdp_checks(), ids=lambda c: c.__name__)
 def test_skdp_rules(estimator, check):
     if is_classifier(estimator) and estimator.get_params().get("classes", ()) is None:
-        estimator.set_params(classes=[0, 1])  # make_check_data's public labels
+        # a clone: the instances are shared with test_sklearn_compatible, whose checks
+        # fit three-class targets, on the same worker
+        estimator = clone(estimator).set_params(classes=[0, 1])  # make_check_data's labels
     check(estimator)
 
 
