@@ -12,6 +12,7 @@ from threadpoolctl import threadpool_info, threadpool_limits
 import skdp.svm._output as output_module
 import skdp.svm._private_svm as module
 import skdp.utils._erm as erm
+import skdp.utils._erm_solver as erm_solver
 from skdp.exceptions import ClippingWarning
 from skdp.linear_model import ObjectivePerturbationLogistic
 from skdp.svm._huber import Huber
@@ -126,7 +127,7 @@ def test_large_fits_start_newton_from_a_subsample(monkeypatch, loss):
     monkeypatch.setattr(erm, "sum_blocks", counting)
     warm = make().set_params(random_state=0).fit(X, y)
     assert passes.count(len(X)) <= 4  # from w = 0: 7 (logistic), 11 (Huber)
-    monkeypatch.setattr(erm, "WARM_ROWS", len(X))  # no warm start
+    monkeypatch.setattr(erm_solver, "WARM_ROWS", len(X))  # no warm start
     cold = make().set_params(random_state=0).fit(X, y)
     np.testing.assert_allclose(warm.coef_, cold.coef_, rtol=1e-7)
     np.testing.assert_allclose(warm.intercept_, cold.intercept_, rtol=1e-7)
