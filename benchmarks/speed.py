@@ -2,18 +2,26 @@
 
     python -m benchmarks speed [--sizes 1e4,1e5,1e6] [--repeats 3] [--estimators A,B]
                                [--variants declared,defaults] [--max-seconds 120]
-                               [--out benchmark_results/speed.csv]
+                               [--no-rss] [--out benchmark_results/speed.csv]
 
 Every public estimator (:func:`skdp.utils.discovery.all_estimators`) is fitted on
 synthetic data of a fixed seed next to its non-private counterpart, at each size. The
 repeats are interleaved (private, counterpart, private, ... so that a burst of load on a
 shared machine hits both sides) and summarised by their min and median; the ratio is
 private / counterpart, of wall-clock time and of CPU time (less sensitive to other
-processes on a shared machine; it counts every thread, so BLAS threads add up). Peak
-memory is measured once per side and size, in a separate untimed fit under
-:mod:`tracemalloc` (numpy's buffers and Python objects; memory that compiled code
-allocates past Python's allocator is not seen). The scaling exponent is
-the least-squares slope of log(median time) against log(rows) over the sizes measured.
+processes on a shared machine; it counts every thread, so BLAS threads add up). The
+scaling exponent is the least-squares slope of log(median time) against log(rows) over
+the sizes measured.
+
+Peak memory has two columns, each from one untimed fit per side and size (see
+:mod:`benchmarks._memory`). ``*_peak_mb``: the peak traced by :mod:`tracemalloc`
+(numpy's buffers and Python objects; memory that compiled code allocates past Python's
+allocator is not seen). ``*_rss_mb``: the peak increase of resident memory (RSS) over
+the fit, which sees everything, liblinear's copy of ``X`` included; each side is fitted
+in a fresh child process (after a warm-up fit on 1000 rows there, so that modules
+imported on first use do not count), where the data are built before the measurement
+starts. ``--no-rss`` leaves the RSS columns empty (NaN, as on systems without
+``/proc``).
 
 Variants: ``declared`` gives the private estimator its public inputs (bounds, classes,
 norms), so the time is that of the algorithm; ``defaults`` runs the constructor's
@@ -27,7 +35,6 @@ import argparse
 import math
 import os
 import time
-import tracemalloc
 import warnings
 from dataclasses import dataclass, field
 
@@ -43,81 +50,31 @@ from sklearn import (
     svm,
     tree,
 )
-from sklearn.base import BaseEstimator
 from sklearn.model_selection import GridSearchCV, RandomizedSearchCV, ShuffleSplit
 
+from benchmarks._memory import in_fresh_process, rss_peak_mb, tracemalloc_peak_mb
+from benchmarks._speed_data import (
+    BOX,
+    N_CODES,
+    N_FEATURES,
+    N_ITEMS,
+    ExactItemsets,
+    blob_data,
+    categorical_data,
+    classification_data,
+    regression_data,
+    transaction_data,
+)
 from skdp.utils.discovery import all_estimators
 
-N_FEATURES = 10
-N_ITEMS = 40
-N_CODES = 8
 COLUMNS = [
     "estimator", "variant", "counterpart", "n_samples", "n_features", "repeats",
     "private_min_s", "private_median_s", "baseline_min_s", "baseline_median_s",
     "ratio_min", "ratio_median", "private_cpu_median_s", "baseline_cpu_median_s",
     "ratio_cpu_median", "private_peak_mb", "baseline_peak_mb", "memory_ratio",
+    "private_rss_mb", "baseline_rss_mb", "rss_ratio",
     "private_exponent", "baseline_exponent", "load_avg", "note",
 ]  # fmt: skip
-BOX = (-1.0, 1.0)
-
-
-def _linear(n, seed, *, classification):
-    w = np.random.default_rng(12345).uniform(-1, 1, N_FEATURES) * 2 / math.sqrt(N_FEATURES)
-    rng = np.random.default_rng(seed)
-    X = rng.uniform(*BOX, size=(n, N_FEATURES))
-    if classification:
-        return X, (X @ w + rng.logistic(scale=0.3, size=n) > 0).astype(int)
-    return X, np.clip(X @ w + rng.normal(scale=0.5, size=n), -4.0, 4.0)
-
-
-def classification_data(n, seed=0):
-    """Features uniform in the public box ``[-1, 1]^10``; labels of a noisy linear rule."""
-    return _linear(n, seed, classification=True)
-
-
-def regression_data(n, seed=0):
-    """Features in ``[-1, 1]^10``; a linear target plus noise, clipped to ``[-4, 4]``."""
-    return _linear(n, seed, classification=False)
-
-
-def blob_data(n, seed=0):
-    """Three Gaussian blobs in ``[-1, 1]^2`` (clipped), no labels."""
-    rng = np.random.default_rng(seed)
-    centres = np.array([[-0.5, -0.5], [0.5, -0.3], [0.0, 0.6]])
-    X = centres[rng.integers(3, size=n)] + rng.normal(scale=0.12, size=(n, 2))
-    return np.clip(X, *BOX), None
-
-
-def categorical_data(n, seed=0):
-    """Ten features of 8 integer codes each; labels of a noisy rule on the first two."""
-    rng = np.random.default_rng(seed)
-    X = rng.integers(0, N_CODES, size=(n, N_FEATURES))
-    return X, ((X[:, 0] + X[:, 1] + rng.integers(0, 4, size=n)) > N_CODES + 1).astype(int)
-
-
-def transaction_data(n, seed=0):
-    """Boolean transactions over 40 items of decreasing frequency (0.6 down to 0.02)."""
-    rng = np.random.default_rng(seed)
-    return rng.random((n, N_ITEMS)) < np.geomspace(0.6, 0.02, N_ITEMS), None
-
-
-class ExactItemsets(BaseEstimator):
-    """Non-private counterpart of DPFrequentItemsets (no mlxtend): the exact top-k
-    itemsets of one or two items, from the item counts and ``X.T @ X``."""
-
-    def __init__(self, top_k=20):
-        self.top_k = top_k
-
-    def fit(self, X, y=None):
-        X = np.asarray(X, dtype=np.float32)
-        pairs = X.T @ X
-        i, j = np.triu_indices(X.shape[1], k=1)
-        supports = np.concatenate([np.diag(pairs), pairs[i, j]]) / X.shape[0]
-        best = np.argsort(-supports, kind="stable")[: self.top_k]
-        items = [(a,) for a in range(X.shape[1])] + list(zip(i, j, strict=True))
-        self.itemsets_ = [frozenset(items[b]) for b in best]
-        self.supports_ = supports[best]
-        return self
 
 
 @dataclass
@@ -244,36 +201,51 @@ def specs():
     return {spec.name: spec for spec in entries if spec.name in public}
 
 
+def _fit(model, X, y):
+    model.fit(X, y) if y is not None else model.fit(X)
+
+
 def _fit_time(model, X, y):
     """Wall-clock and CPU seconds (this process, all its threads) of one fit."""
     start, cpu = time.perf_counter(), time.process_time()
-    model.fit(X, y) if y is not None else model.fit(X)
+    _fit(model, X, y)
     return time.perf_counter() - start, time.process_time() - cpu
 
 
-def _peak_mb(model, X, y):
-    tracemalloc.start()
-    try:
-        model.fit(X, y) if y is not None else model.fit(X)
-        return tracemalloc.get_traced_memory()[1] / 2**20
-    finally:
-        tracemalloc.stop()
+def _side(spec, variant, side):
+    """``make(seed)`` of one side: the private model or the counterpart."""
+    return (lambda s: spec.private(variant, s)) if side == "private" else spec.baseline
 
 
-def measure(spec, variant, n, repeats, *, baseline=True):
+def fit_rss_mb(name, variant, side, n):
+    """Peak RSS increase (MiB) of one fit of ``side`` of entry ``name`` on ``n`` rows.
+
+    Meant for a fresh process (:func:`benchmarks._memory.in_fresh_process`): the data
+    and a warm-up fit on their first 1000 rows come before the measurement.
+    """
+    spec = specs()[name]
+    make = _side(spec, variant, side)
+    X, y = spec.data(int(n), seed=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _fit(make(0), X[:1000], None if y is None else y[:1000])
+        return rss_peak_mb(_fit, make(0), X, y)
+
+
+def measure(spec, variant, n, repeats, *, baseline=True, rss=True):
     """One row (a dict of ``COLUMNS`` but the exponents) for ``spec`` at ``n`` rows."""
     X, y = spec.data(int(n), seed=0)
     times = {"private": [], "baseline": []}
     cpu = {"private": [], "baseline": []}
-    sides = {"private": lambda s: spec.private(variant, s), "baseline": spec.baseline}
-    if not baseline:
-        sides.pop("baseline")
+    sides = {side: _side(spec, variant, side) for side in ("private", "baseline")[: 1 + baseline]}
     for r in range(repeats):  # interleaved, the order alternating
         for side in sorted(sides, reverse=bool(r % 2)):
             wall, seconds = _fit_time(sides[side](r), X, y)
             times[side].append(wall)
             cpu[side].append(seconds)
-    peaks = {side: _peak_mb(make(0), X, y) for side, make in sides.items()}
+    peaks = {side: tracemalloc_peak_mb(_fit, make(0), X, y) for side, make in sides.items()}
+    rss_mb = {side: in_fresh_process(fit_rss_mb, spec.name, variant, side, n) if rss else np.nan
+              for side in sides}  # fmt: skip
     row = {"estimator": spec.name, "variant": variant, "counterpart": spec.counterpart,
            "n_samples": int(n), "n_features": X.shape[1], "repeats": repeats,
            "load_avg": round(os.getloadavg()[0], 2), "note": ""}  # fmt: skip
@@ -282,11 +254,16 @@ def measure(spec, variant, n, repeats, *, baseline=True):
         row[f"{side}_min_s"] = min(found) if found else np.nan
         row[f"{side}_median_s"] = float(np.median(found)) if found else np.nan
         row[f"{side}_peak_mb"] = peaks.get(side, np.nan)
+        row[f"{side}_rss_mb"] = rss_mb.get(side, np.nan)
         row[f"{side}_cpu_median_s"] = float(np.median(cpu[side])) if cpu[side] else np.nan
     row["ratio_min"] = row["private_min_s"] / row["baseline_min_s"]
     row["ratio_median"] = row["private_median_s"] / row["baseline_median_s"]
     row["ratio_cpu_median"] = row["private_cpu_median_s"] / row["baseline_cpu_median_s"]
     row["memory_ratio"] = row["private_peak_mb"] / row["baseline_peak_mb"]
+    # a fit on a few rows may touch no new page: no ratio then
+    row["rss_ratio"] = (
+        row["private_rss_mb"] / row["baseline_rss_mb"] if row["baseline_rss_mb"] else np.nan
+    )
     if not baseline:
         row["note"] = spec.reason
     return row
@@ -301,7 +278,7 @@ def exponent(sizes, seconds):
     return float(np.polyfit(np.log(sizes[ok]), np.log(seconds[ok]), 1)[0])
 
 
-def _variant_rows(spec, variant, sizes, repeats, max_seconds, progress):
+def _variant_rows(spec, variant, sizes, repeats, max_seconds, progress, *, rss=True):
     """The rows of one estimator and variant, in size order; exponents over the measured."""
     rows, measured = [], []
     for n in sizes:
@@ -315,7 +292,7 @@ def _variant_rows(spec, variant, sizes, repeats, max_seconds, progress):
             continue
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            row = measure(spec, variant, n, repeats, baseline=n <= spec.max_baseline_rows)
+            row = measure(spec, variant, n, repeats, baseline=n <= spec.max_baseline_rows, rss=rss)
         rows.append(row)
         measured.append(row)
         progress(_line(row))
@@ -327,8 +304,9 @@ def _variant_rows(spec, variant, sizes, repeats, max_seconds, progress):
     return rows
 
 
-def run(names, variants, sizes, repeats, max_seconds, progress=print):
-    """The rows of every chosen estimator, variant and size, exponents filled in."""
+def run(names, variants, sizes, repeats, max_seconds, progress=print, *, rss=True):
+    """The rows of every chosen estimator, variant and size, exponents filled in (the
+    RSS columns NaN unless ``rss``)."""
     table = specs()
     rows = []
     for name in names:
@@ -339,30 +317,32 @@ def run(names, variants, sizes, repeats, max_seconds, progress=print):
         for variant in spec.variants:
             if variant.split(":")[0] not in variants:
                 continue
-            rows += _variant_rows(spec, variant, sizes, repeats, max_seconds, progress)
+            rows += _variant_rows(spec, variant, sizes, repeats, max_seconds, progress, rss=rss)
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
 def _line(row):
     return (f"{row['estimator']} [{row['variant']}] n={row['n_samples']:.0e}: "
             f"{row['private_median_s']:.3g} s vs {row['baseline_median_s']:.3g} s, "
-            f"ratio {row['ratio_median']:.2f}, CPU {row['ratio_cpu_median']:.2f} "
+            f"ratio {row['ratio_median']:.2f}, CPU {row['ratio_cpu_median']:.2f}, peak RSS "
+            f"{row['private_rss_mb']:.3g} vs {row['baseline_rss_mb']:.3g} MiB "
             f"(load {row['load_avg']})")  # fmt: skip
 
 
 def markdown(frame):
     """The table as Markdown: times in seconds, memory in MiB."""
     head = ("| estimator | variant | rows | private s (min / median) | counterpart s "
-            "(min / median) | ratio (min / median) | CPU ratio | peak MiB (private / counterpart) "
-            "| exponent (private / counterpart) | load | note |")  # fmt: skip
-    lines = [head, "|" + "---|" * 11]
+            "(min / median) | ratio (min / median) | CPU ratio | tracemalloc peak MiB (private / "
+            "counterpart) | peak RSS MiB (private / counterpart) | exponent (private / "
+            "counterpart) | load | note |")  # fmt: skip
+    lines = [head, "|" + "---|" * 12]
     for r in frame.itertuples():
         lines.append(
             f"| {r.estimator} | {r.variant} | {r.n_samples:.0e} | {r.private_min_s:.3g} / "
             f"{r.private_median_s:.3g} | {r.baseline_min_s:.3g} / {r.baseline_median_s:.3g} | "
             f"{r.ratio_min:.2f} / {r.ratio_median:.2f} | {r.ratio_cpu_median:.2f} | "
-            f"{r.private_peak_mb:.3g} / "
-            f"{r.baseline_peak_mb:.3g} | {r.private_exponent:.2f} / {r.baseline_exponent:.2f} "
+            f"{r.private_peak_mb:.3g} / {r.baseline_peak_mb:.3g} | {r.private_rss_mb:.3g} / "
+            f"{r.baseline_rss_mb:.3g} | {r.private_exponent:.2f} / {r.baseline_exponent:.2f} "
             f"| {r.load_avg} | {'' if pd.isna(r.note) else r.note} |"
         )
     return "\n".join(lines)
@@ -382,6 +362,7 @@ def main(argv=()):
         default=120.0,
         help="skip an estimator's larger sizes once a fit took longer",
     )
+    parser.add_argument("--no-rss", action="store_true", help="skip the peak RSS fits")
     parser.add_argument("--out", default=os.path.join("benchmark_results", "speed.csv"))
     args = parser.parse_args(list(argv))  # fmt: skip
     public = sorted(name for name, _ in all_estimators())
@@ -391,7 +372,8 @@ def main(argv=()):
         parser.error(f"unknown estimators {unknown}; choose from {public}")
     sizes = [int(float(s)) for s in args.sizes.split(",")]
     start = time.perf_counter()
-    frame = run(names, args.variants.split(","), sizes, args.repeats, args.max_seconds)
+    frame = run(names, args.variants.split(","), sizes, args.repeats, args.max_seconds,
+                rss=not args.no_rss)  # fmt: skip
     if os.path.dirname(args.out):
         os.makedirs(os.path.dirname(args.out), exist_ok=True)
     frame.to_csv(args.out, index=False)

@@ -40,6 +40,7 @@ def test_a_tiny_run_writes_one_sane_row_per_estimator_variant_and_size(tmp_path)
         assert (frame[f"{side}_min_s"] > 0).all()
         assert (frame[f"{side}_min_s"] <= frame[f"{side}_median_s"]).all()
         assert (frame[f"{side}_peak_mb"] > 0).all()
+        assert (frame[f"{side}_rss_mb"] >= 0).all()  # NaN fails: measured in a child
         assert np.isfinite(frame[f"{side}_exponent"]).all()
     ratio = frame["private_median_s"] / frame["baseline_median_s"]
     np.testing.assert_allclose(frame["ratio_median"], ratio)
@@ -48,16 +49,20 @@ def test_a_tiny_run_writes_one_sane_row_per_estimator_variant_and_size(tmp_path)
     np.testing.assert_allclose(
         frame["memory_ratio"], frame["private_peak_mb"] / frame["baseline_peak_mb"]
     )
+    rss = frame["private_rss_mb"] / frame["baseline_rss_mb"].where(frame["baseline_rss_mb"] > 0)
+    np.testing.assert_allclose(frame["rss_ratio"], rss)
     assert (frame["load_avg"] >= 0).all()
 
 
 def test_larger_sizes_are_skipped_with_a_note_once_a_fit_is_too_slow(tmp_path):
     out = tmp_path / "speed.csv"
     argv = ["--sizes", "100,200", "--repeats", "1", "--estimators", "StandardScaler",
-            "--variants", "declared", "--max-seconds", "0", "--out", str(out)]  # fmt: skip
+            "--variants", "declared", "--max-seconds", "0", "--no-rss",
+            "--out", str(out)]  # fmt: skip
     speed.main(argv)
     frame = pd.read_csv(out)
     assert frame["n_samples"].tolist() == [100, 200]
+    assert frame["private_rss_mb"].isna().all() and frame["baseline_rss_mb"].isna().all()
     assert np.isfinite(frame["private_median_s"].iloc[0])
     assert np.isnan(frame["private_median_s"].iloc[1])
     assert frame["note"].iloc[1].startswith("skipped: a fit took over 0 s")
@@ -82,10 +87,11 @@ def test_exact_itemsets_are_the_most_frequent_singles_and_pairs():
 
 def test_a_slow_counterpart_skips_nothing_where_it_is_not_run_any_more(monkeypatch):
     # DPOPTICS: scikit-learn's OPTICS takes minutes at 1e4 rows and is not run above 2e4
-    def measure(spec, variant, n, repeats, *, baseline=True):
+    def measure(spec, variant, n, repeats, *, baseline=True, rss=True):
         seconds = {"private_median_s": 1.0, "baseline_median_s": 100.0 if baseline else np.nan}
         return {"estimator": spec.name, "variant": variant, "n_samples": n, **seconds,
-                "ratio_median": 0.01, "ratio_cpu_median": 0.01, "load_avg": 0.0}  # fmt: skip
+                "ratio_median": 0.01, "ratio_cpu_median": 0.01, "private_rss_mb": 1.0,
+                "baseline_rss_mb": np.nan, "load_avg": 0.0}  # fmt: skip
 
     monkeypatch.setattr(speed, "measure", measure)
     spec = speed.specs()["StandardScaler"]
@@ -97,3 +103,16 @@ def test_a_slow_counterpart_skips_nothing_where_it_is_not_run_any_more(monkeypat
     rows = speed._variant_rows(spec, "declared", [100, 200, 300], 1, 10.0, lambda line: None)
     assert [row.get("private_median_s") for row in rows] == [1.0, None, 1.0]
     assert rows[1]["note"].startswith("skipped: a fit took over 10 s at 1e+02 rows")
+
+
+def test_fit_rss_is_the_peak_of_one_fit_of_the_chosen_side(monkeypatch):
+    seen = []
+
+    def peak(fit, model, X, y):
+        seen.append((type(model).__module__.split(".")[0], len(X)))
+        return 1.5
+
+    monkeypatch.setattr(speed, "rss_peak_mb", peak)
+    assert speed.fit_rss_mb("GaussianNB", "declared", "private", 3000) == 1.5
+    assert speed.fit_rss_mb("GaussianNB", "declared", "baseline", 3000) == 1.5
+    assert seen == [("skdp", 3000), ("sklearn", 3000)]  # after a warm-up fit on 1000 rows
