@@ -21,6 +21,7 @@ __all__ = [
     "superset_differences",
     "superset_sums",
     "truncate_masks",
+    "word_popcounts",
 ]
 
 # bits of a uint64 mask that item sets may use (the top bit stays clear)
@@ -29,7 +30,7 @@ MAX_ITEMS = 63
 MAX_BINS_ITEMS = 26
 
 _ONE = np.uint64(1)
-_BYTE_POPCOUNT = np.array([bin(b).count("1") for b in range(256)], dtype=np.int64)
+_BYTE_POPCOUNT = np.array([bin(b).count("1") for b in range(256)], dtype=np.uint8)
 
 
 def pack_transactions(X, columns):
@@ -274,15 +275,23 @@ def popcount(masks):
     >>> popcount([0, 1, 6, 2**63 - 1]).tolist()
     [0, 1, 2, 63]
     """
-    masks = _as_masks(masks)
-    if hasattr(np, "bitwise_count"):  # numpy >= 2.0
-        return np.bitwise_count(masks).astype(np.int64)
-    return _popcount_bytes(masks)
+    return word_popcounts(_as_masks(masks)).astype(np.int64)
 
 
-def _popcount_bytes(masks):
-    as_bytes = masks.astype("<u8").reshape(*masks.shape, 1).view(np.uint8)
-    return _BYTE_POPCOUNT[as_bytes].sum(axis=-1)
+def word_popcounts(words):
+    """The number of set bits of each entry of an unsigned 64-bit integer array (uint8).
+
+    ``np.bitwise_count`` on numpy 2; on numpy 1 a table of the 256 byte counts, read
+    through a byte view (one byte of temporary memory per byte of ``words``).
+    """
+    words = np.asarray(words, dtype="<u8")
+    if _HAS_BITWISE_COUNT:
+        return np.bitwise_count(words)
+    as_bytes = words.reshape(*words.shape, 1).view(np.uint8)
+    return _BYTE_POPCOUNT[as_bytes].sum(axis=-1, dtype=np.uint8)
+
+
+_HAS_BITWISE_COUNT = hasattr(np, "bitwise_count")  # numpy >= 2.0
 
 
 def masks_to_itemsets(masks, items):

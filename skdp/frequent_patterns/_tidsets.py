@@ -13,7 +13,7 @@ same exact integers either way; nothing here adds noise.
 import numpy as np
 import scipy.sparse as sp
 
-from skdp.frequent_patterns._bitmask import _as_bool
+from skdp.frequent_patterns._bitmask import _as_bool, word_popcounts
 from skdp.frequent_patterns._mining import check_transactions
 
 __all__ = ["MAX_TIDSET_ITEMS", "Tidsets", "prepare_counts"]
@@ -58,7 +58,7 @@ def _and_popcounts(words, itemsets):
             for column in range(1, rows.shape[1]):
                 joint &= block[rows[:, column]]
             out[start : start + rows.shape[0]] += np.add.reduce(
-                np.bitwise_count(joint), axis=1, dtype=np.int64
+                word_popcounts(joint), axis=1, dtype=np.int64
             )
     return out
 
@@ -110,7 +110,7 @@ class Tidsets:
 
     def item_supports(self):
         """Support of every item, int64."""
-        return np.bitwise_count(self.words).sum(axis=1, dtype=np.int64)
+        return word_popcounts(self.words).sum(axis=1, dtype=np.int64)
 
     def pair_supports(self, columns):
         """Upper triangle (above the diagonal) of the pair supports among ``columns``.

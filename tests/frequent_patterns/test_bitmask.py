@@ -14,8 +14,8 @@ import scipy.sparse as sp
 from hypothesis import given, settings
 
 from skdp.datasets import fetch_msnbc
+from skdp.frequent_patterns import _bitmask
 from skdp.frequent_patterns._bitmask import (
-    _popcount_bytes,
     mask_counts,
     masks_to_itemsets,
     pack_transactions,
@@ -264,6 +264,13 @@ def test_popcount_matches_brute_force(values):
     expected = [bin(v).count("1") for v in values]
     assert popcount(masks).tolist() == expected
     assert _popcount_bytes(masks).tolist() == expected  # the numpy < 2 fallback
+
+
+def _popcount_bytes(masks):
+    """``word_popcounts`` as numpy 1 computes it (no ``np.bitwise_count``)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_bitmask, "_HAS_BITWISE_COUNT", False)
+        return _bitmask.word_popcounts(masks)
 
 
 def test_popcount_keeps_the_shape_and_rejects_non_integers():

@@ -7,7 +7,7 @@ import pytest
 import scipy.sparse as sp
 from hypothesis import given, settings
 
-from skdp.frequent_patterns import _tidsets
+from skdp.frequent_patterns import _bitmask, _tidsets
 from skdp.frequent_patterns._bitmask import mask_counts, pack_transactions
 from skdp.frequent_patterns._counts import TransactionCounts
 from skdp.frequent_patterns._tidsets import MAX_TIDSET_ITEMS, Tidsets, prepare_counts
@@ -99,3 +99,17 @@ def test_booleans_are_read_as_they_are_without_a_copy():
     assert incidence(X, 0.5) is X
     assert not incidence(X, 1.0).any()
     assert incidence(X, -0.5).all()
+
+
+def test_tidset_counts_without_numpy_2_popcount(monkeypatch):
+    # numpy 1 has no np.bitwise_count: the byte-table popcount gives the same counts
+    X = np.random.default_rng(3).random((1000, 12)) < 0.3
+    itemsets = np.array([[0, 1], [2, 5], [3, 11], [4, 7]])
+    fast = Tidsets(X)
+    expected = (fast.item_supports(), fast.supports(itemsets))
+    monkeypatch.setattr(_bitmask, "_HAS_BITWISE_COUNT", False)
+    slow = Tidsets(X)
+    np.testing.assert_array_equal(slow.item_supports(), X.sum(axis=0))
+    np.testing.assert_array_equal(slow.supports(itemsets), X[:, itemsets].all(axis=2).sum(axis=0))
+    np.testing.assert_array_equal(slow.item_supports(), expected[0])
+    np.testing.assert_array_equal(slow.supports(itemsets), expected[1])
