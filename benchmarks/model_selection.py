@@ -22,7 +22,8 @@ For each dataset, total epsilon and seed, the test accuracy of:
 algorithms: the candidate thresholds per numeric feature, which decide how finely a
 small budget is spread), or ``svm`` (``PrivateSVM``, linear, on the public encoding: ``C``
 0.003 .. 1 (1 is the default) x ``mechanism`` objective / output, the regularisation a
-user tunes first on a linear model). (c) stays the non-private tree.
+user tunes first on a linear model) or ``svm-wide`` (the same with ``C`` 0.001, 0.01, ..., 100:
+a decade apart, the default inside the grid). (c) stays the non-private tree.
 
 Every model gets the same public inputs (bounds, categories, taxonomies, classes)::
 
@@ -66,6 +67,12 @@ SVM_GRID = {
     "model__C": [0.003, 0.01, 0.03, 0.1, 0.3, 1.0],
     "model__mechanism": ["objective", "output"],
 }
+# the textbook log grid, a decade apart with the default C = 1 inside it: SVM_GRID stops
+# at the default, so it cannot reach a C above it (fixed before any of it was measured)
+SVM_WIDE_GRID = {
+    "model__C": [0.001, 0.01, 0.1, 1.0, 10.0, 100.0],
+    "model__mechanism": ["objective", "output"],
+}
 REPETITIONS = {"geometric": "geometric", "logarithmic": "logarithmic"}
 METHODS = ("private search", "(a) default", "(b) divided GridSearchCV", "(c) non-private best")
 
@@ -103,6 +110,7 @@ GRIDS = {
     "tree": (_tree, GRID),
     "tree-split-points": (_tree, SPLIT_POINTS_GRID),
     "svm": (_svm, SVM_GRID),
+    "svm-wide": (_svm, SVM_WIDE_GRID),
 }
 
 

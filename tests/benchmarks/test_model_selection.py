@@ -1,0 +1,34 @@
+import pytest
+from sklearn.base import clone
+from sklearn.model_selection import ParameterGrid
+
+from benchmarks import model_selection
+
+
+@pytest.mark.parametrize("name", sorted(model_selection.GRIDS))
+def test_every_grid_has_12_candidates_and_holds_the_default(name):
+    # issue 25's done-when needs a grid of at least 12 candidates; (a) fits the
+    # estimator's defaults, so the grid must contain them for the comparison to be fair
+    make, grid = model_selection.GRIDS[name]
+    task = model_selection._task("iris")
+    defaults = make(task).get_params()
+    assert len(ParameterGrid(grid)) >= 12
+    assert any(all(point[k] == defaults[k] for k in grid) for point in ParameterGrid(grid))
+
+
+def test_run_one_spends_the_total_for_every_method():
+    task = model_selection._task("iris")
+    rows = model_selection.run_one(task, 2.0, seed=0, grid="svm-wide", n_iter=4)
+    assert [r["method"] for r in rows] == list(model_selection.METHODS[:3])
+    assert all(r["spent"] == pytest.approx(2.0) for r in rows)
+    assert all(0.0 <= r["accuracy"] <= 1.0 for r in rows)
+    chosen = rows[0]["chosen"]
+    assert chosen in list(ParameterGrid(model_selection.SVM_WIDE_GRID))
+
+
+def test_divided_gridsearch_gives_each_fit_its_share():
+    task = model_selection._task("iris")
+    models = model_selection._models(task, 6.1, 0, "geometric", grid="svm")
+    divided = models["(b) divided GridSearchCV"]
+    # 12 candidates x 5 folds + 1 refit = 61 fits at 0.1 each
+    assert clone(divided.estimator).get_params()["model__epsilon"] == pytest.approx(0.1)
