@@ -6,7 +6,7 @@ from sklearn.utils import metadata_routing
 from sklearn.utils.validation import FLOAT_DTYPES, check_is_fitted
 
 from skdp.base import DifferentialPrivacyMixin
-from skdp.utils._joint_quantiles import grid_ranks, joint_draw
+from skdp.utils._joint_quantiles import grid_ranks, joint_draws
 from skdp.utils._numeric_input import validate_numeric_data
 from skdp.utils._shares import close_last_share
 from skdp.utils._stats import as_dask_array, is_dask_collection
@@ -28,7 +28,8 @@ def feature_quantiles(X, levels, lower, upper, *, n_candidates, epsilon, ledger,
     ``d`` float shares of ``epsilon / d`` can add up to one unit in the last place above
     or below it, and :func:`skdp.utils._shares.close_last_share` gives the last one the
     rounding. The ranks of every feature on its grid come from one pass over ``X``
-    (:func:`skdp.utils._joint_quantiles.grid_ranks`), then the ``d`` draws. Returns an
+    (:func:`skdp.utils._joint_quantiles.grid_ranks`), then the ``d`` draws in one batched
+    call (:func:`skdp.utils._joint_quantiles.joint_draws`). Returns an
     array of shape ``(len(levels), d)``, increasing down each column.
     """
     n, d = X.shape
@@ -37,11 +38,10 @@ def feature_quantiles(X, levels, lower, upper, *, n_candidates, epsilon, ledger,
     )
     lower, upper = np.asarray(lower, dtype=float), np.asarray(upper, dtype=float)
     below, at_or_below = grid_ranks(X, lower, upper, n_candidates)
-    columns = []
-    for j in range(d):
-        candidates = np.linspace(lower[j], upper[j], n_candidates)
-        columns.append(joint_draw(below[j], at_or_below[j], n, levels, candidates, shares[j], rng))
-    return np.ascontiguousarray(np.array(columns, dtype=float).T)
+    candidates = np.linspace(lower, upper, n_candidates, axis=1)
+    epsilons = [shares[j] for j in range(d)]
+    found = joint_draws(below, at_or_below, n, levels, candidates, epsilons, rng)
+    return np.ascontiguousarray(found.T)
 
 
 class AffineScalerMixin(DifferentialPrivacyMixin, OneToOneFeatureMixin, TransformerMixin):

@@ -3,7 +3,7 @@
 The shared core of :func:`skdp.tools.quantile` (``method="joint"``) and of the estimators
 that need several quantiles of a feature at once (``skdp.preprocessing.MinMaxScaler``):
 the joint score's integer ingredients, its add/remove sensitivity, and the draw through
-:func:`skdp.mechanisms._joint.joint_exponential`.
+:func:`skdp.mechanisms._joint.joint_exponential_batch`.
 """
 
 import itertools
@@ -11,13 +11,14 @@ import math
 
 import numpy as np
 
-from skdp.mechanisms._joint import joint_exponential
+from skdp.mechanisms._joint import joint_exponential_batch
 
 __all__ = [
     "MAX_DENOMINATOR",
     "common_denominator",
     "grid_ranks",
     "joint_draw",
+    "joint_draws",
     "joint_inputs",
     "joint_quantiles",
     "joint_sensitivity",
@@ -210,13 +211,31 @@ def joint_draw(below, at_or_below, n, fractions, candidates, epsilon, rng):
     ``below[i]`` and ``at_or_below[i]`` count the ``n`` clipped values below and at
     or below ``candidates[i]``; the same JointExp draw, ``epsilon``-DP.
     """
+    (row,) = joint_draws(
+        below[np.newaxis], at_or_below[np.newaxis], n, fractions, candidates[np.newaxis],
+        [epsilon], rng,
+    )  # fmt: skip
+    return list(row)
+
+
+def joint_draws(below, at_or_below, n, fractions, candidates, epsilons, rng):
+    """:func:`joint_draw` of every feature, in one batched JointExp call.
+
+    Row ``j`` of ``below``, ``at_or_below`` and ``candidates`` (shape ``(d, K)``)
+    is feature ``j``'s; feature ``j`` spends ``epsilons[j]`` (one ledger record
+    each). The draws are bit for bit those of ``joint_draw`` called on the features
+    in order with the same ``rng``
+    (:func:`skdp.mechanisms._joint.joint_exponential_batch`). Returns an array of
+    shape ``(d, len(fractions))``.
+    """
     denominator, numerators = common_denominator(fractions)
     ranks, upper, targets, total, sensitivity = _scaled(
         below, at_or_below, n, numerators, denominator
     )
-    index = joint_exponential(
-        ranks, targets, total=total, sensitivity=sensitivity, epsilon=epsilon,
+    index = joint_exponential_batch(
+        ranks, targets, totals=total, sensitivities=sensitivity, epsilons=epsilons,
         upper_ranks=upper, strict=True, random_state=rng,
     )  # fmt: skip
-    found = dict(zip(sorted(set(numerators)), candidates[index], strict=True))
-    return [found[a] for a in numerators]
+    levels = sorted(set(numerators))
+    found = np.take_along_axis(np.asarray(candidates, dtype=float), index, axis=1)
+    return found[:, [levels.index(a) for a in numerators]]

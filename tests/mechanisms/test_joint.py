@@ -8,16 +8,15 @@ import numpy as np
 import pytest
 from scipy.stats import chi2
 
-import skdp.mechanisms._joint as joint_module
+import skdp.mechanisms._joint_forward as forward_module
 from skdp import PrivacyLedger
 from skdp.mechanisms._joint import (
     _bernoulli_scaled_exp,
-    _block_scores,
-    _forward_quadratic,
-    _forward_windowed,
     joint_exponential,
+    joint_exponential_batch,
     sequence_score,
 )
+from skdp.mechanisms._joint_forward import block_scores, forward, forward_quadratic
 from skdp.utils._audit import audit
 from skdp.utils._audit_quantiles import (
     JOINT_CANDIDATES,
@@ -29,6 +28,15 @@ from skdp.utils._audit_quantiles import (
 RANKS = np.array([0, 3, 3, 7, 9, 12])
 TARGETS = np.array([4, 5, 3])
 TOTAL = 12
+
+
+def _forward_windowed(bounds, targets, total, rate, strict):
+    """The windowed program on one row."""
+    (out,) = forward_module.forward_windowed(
+        (bounds[0][None], bounds[1][None]), np.asarray(targets)[None], np.array([total]),
+        np.array([rate]), strict,
+    )  # fmt: skip
+    return out
 
 
 def exact_law(ranks, upper, targets, total, strict, sensitivity, epsilon):
@@ -163,7 +171,7 @@ def test_windowed_program_matches_the_pair_matrix():
         targets, total = rng.integers(0, 15, m + 1), int(hi.max() + rng.integers(0, 4))
         strict, rate = bool(rng.random() < 0.5) and m <= K, float(rng.choice([0.01, 0.3, 50]))
         fast = _forward_windowed((lo, hi), targets, total, rate, strict)
-        full = _forward_quadratic((lo, hi), targets, total, rate, strict)
+        full = forward_quadratic((lo, hi), targets, total, rate, strict)
         for a, b in [(fast[0], full[0]), (fast[1], full[1])]:
             assert np.array_equal(np.isfinite(a), np.isfinite(b))
             finite = np.isfinite(b)
@@ -183,7 +191,7 @@ def test_windowed_program_gives_the_exact_law():
         probability = np.exp(last - log_z)[[o[-1] for o in outputs]]
         for j in range(len(targets) - 2, 0, -1):
             following = (ranks[[o[j] for o in outputs]],) * 2
-            x = ell[j - 1][:, None] - rate * _block_scores(bounds, following, targets[j])
+            x = ell[j - 1][:, None] - rate * block_scores(bounds, following, targets[j])
             x[np.arange(20)[:, None] >= np.array([o[j] for o in outputs]) + (not strict)] = -np.inf
             x -= np.logaddexp.reduce(x, axis=0)
             probability *= np.exp(x[[o[j - 1] for o in outputs], np.arange(len(outputs))])
@@ -212,7 +220,7 @@ def test_windowed_sampler_passes_the_audit_and_its_mutant_is_flagged(monkeypatch
     # candidates, so force the program on it. Slow only: in the default run the
     # windowed messages are checked equal to the pair matrix's (above), and the
     # sampler after them is the one the default audit covers
-    monkeypatch.setattr(joint_module, "_WINDOWED_FROM", 1)
+    monkeypatch.setattr(forward_module, "_WINDOWED_FROM", 1)
     inputs = [joint_rank_inputs(values) for values in JOINT_VALUES]
     result = audit(_audited_release(factor), *inputs, epsilon=1.0, n_search=1000,
                    n_samples=5000, random_state=0)  # fmt: skip
@@ -225,3 +233,105 @@ def test_huge_rates_fall_back_to_the_pair_matrix_and_still_draw():
     out = joint_exponential(ranks, [25, 50, 25], total=100, sensitivity=2, epsilon=1e9,
                             random_state=0)  # fmt: skip
     assert out.tolist() == [25, 75]
+
+
+def _random_rows(rng, R, K, m):
+    """``R`` quantile-like problems on ``K`` candidates: sorted ranks, some intervals."""
+    lo = np.sort(rng.integers(0, 60, (R, K)), axis=1)
+    hi = np.maximum.accumulate(lo + rng.integers(0, 3, (R, K)) * (rng.random() < 0.5), axis=1)
+    totals = hi.max(axis=1) + rng.integers(0, 4, R)
+    targets = rng.integers(0, 25, (R, m + 1))
+    return lo, hi, targets, totals
+
+
+@pytest.mark.parametrize("windowed_from", [1, 48])
+def test_batch_is_bit_for_bit_a_loop_of_single_draws(monkeypatch, windowed_from):
+    # programs and draws of every row of one batched call against single calls on the
+    # rows in order from the same generator: the same floats and the same indices
+    # (windowed_from=1 runs every row through the batched windowed program)
+    monkeypatch.setattr(forward_module, "_WINDOWED_FROM", windowed_from)
+    rng = np.random.default_rng(0)
+    for case in range(60):
+        R, K, m = int(rng.integers(1, 6)), int(rng.integers(2, 90)), int(rng.integers(1, 4))
+        lo, hi, targets, totals = _random_rows(rng, R, K, m)
+        if case % 5 == 0:
+            lo[0] = lo[0][::-1].copy()  # an unsorted row takes the pair matrix
+            hi[0] = lo[0]
+        rates = rng.choice([0.01, 0.3, 5.0], R)
+        strict = bool(case % 2) and m <= K
+        batch = forward((lo, hi), targets, totals, rates, strict)
+        for r in range(R):
+            (single,) = forward((lo[r : r + 1], hi[r : r + 1]), targets[r : r + 1],
+                                totals[r : r + 1], rates[r : r + 1], strict)  # fmt: skip
+            for a, b in zip(batch[r], single, strict=True):
+                assert np.array_equal(a, b)
+        epsilons, sensitivities = rng.uniform(0.1, 5, R), rng.uniform(1, 3, R)
+        drawn = joint_exponential_batch(
+            lo, targets, totals=totals, sensitivities=sensitivities, epsilons=epsilons,
+            upper_ranks=hi, strict=strict, random_state=case,
+        )  # fmt: skip
+        generator = np.random.default_rng(case)
+        loop = [
+            joint_exponential(lo[r], targets[r], total=totals[r], sensitivity=sensitivities[r],
+                              epsilon=epsilons[r], upper_ranks=hi[r], strict=strict,
+                              random_state=generator)
+            for r in range(R)
+        ]  # fmt: skip
+        assert np.array_equal(drawn, np.array(loop))
+
+
+def test_batched_rows_follow_their_exact_laws(monkeypatch):
+    # two rows of different problems drawn together through the windowed program,
+    # each against its own enumerated law
+    monkeypatch.setattr(forward_module, "_WINDOWED_FROM", 1)
+    tied = np.array([0, 0, 1, 1, 2, 4])
+    ranks, uppers = np.stack([RANKS, tied]), np.stack([RANKS + np.array([0, 2, 0, 1, 0, 0]), tied])
+    targets, totals, epsilons = np.array([[4, 5, 3], [1, 2, 1]]), np.array([12, 4]), [2.0, 4.0]
+    n = 2500
+    drawn = [
+        joint_exponential_batch(ranks, targets, totals=totals, sensitivities=2.0,
+                                epsilons=epsilons, upper_ranks=uppers, strict=True,
+                                random_state=seed)
+        for seed in range(n)
+    ]  # fmt: skip
+    for r in range(2):
+        outputs, probability = exact_law(
+            ranks[r], uppers[r], targets[r], totals[r], True, 2.0, epsilons[r]
+        )
+        counts = dict.fromkeys(outputs, 0)
+        for draw in drawn:
+            counts[tuple(draw[r])] += 1
+        observed, expected = np.array([counts[o] for o in outputs]), probability * n
+        rare = expected < 5
+        observed = np.r_[observed[~rare], observed[rare].sum()]
+        expected = np.r_[expected[~rare], expected[rare].sum()]
+        keep = expected > 0
+        statistic = ((observed[keep] - expected[keep]) ** 2 / expected[keep]).sum()
+        assert chi2.sf(statistic, keep.sum() - 1) > 1e-3, (r, observed, expected.round(1))
+
+
+def test_batch_charges_each_row_once_in_order():
+    ranks = np.stack([RANKS, RANKS])
+    with PrivacyLedger() as ledger:
+        out = joint_exponential_batch(ranks, TARGETS, totals=TOTAL, sensitivities=2,
+                                      epsilons=[0.25, 0.5], random_state=0)  # fmt: skip
+    assert out.shape == (2, 2)
+    assert [(e.mechanism, e.epsilon) for e in ledger.entries] == [
+        ("joint_exponential", 0.25),
+        ("joint_exponential", 0.5),
+    ]
+
+
+def test_batch_refuses_mismatched_rows_before_any_charge():
+    ranks = np.stack([RANKS, RANKS])
+    cases = [
+        ({"targets": np.ones((3, 3))}, "targets must hold"),
+        ({"upper_ranks": RANKS[None]}, "same"),
+        ({"epsilons": [1.0, 1.0, 1.0]}, "broadcast"),
+        ({"epsilons": [1.0, -1.0]}, "epsilon"),
+    ]
+    for change, match in cases:
+        arguments = {"targets": TARGETS, "totals": TOTAL, "sensitivities": 2, "epsilons": 1.0}
+        with PrivacyLedger() as ledger, pytest.raises(ValueError, match=match):
+            joint_exponential_batch(ranks, **(arguments | change))
+        assert not ledger.entries

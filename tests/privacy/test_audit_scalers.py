@@ -87,12 +87,12 @@ def test_minmax_passes_a_large_audit():
 
 
 def test_audit_flags_quantiles_drawn_for_ten_times_epsilon(monkeypatch):
-    real = scaler_base.joint_draw
+    real = scaler_base.joint_draws
 
-    def too_little_noise(below, at_or_below, n, fractions, candidates, epsilon, rng):
-        return real(below, at_or_below, n, fractions, candidates, 10 * epsilon, rng)
+    def too_little_noise(below, at_or_below, n, fractions, candidates, epsilons, rng):
+        return real(below, at_or_below, n, fractions, candidates, 10 * np.array(epsilons), rng)
 
-    monkeypatch.setattr(scaler_base, "joint_draw", too_little_noise)
+    monkeypatch.setattr(scaler_base, "joint_draws", too_little_noise)
     result = audit_minmax(n_search=40, n_samples=200)
     assert not result.passed, str(result)
 
@@ -187,11 +187,11 @@ def test_robust_passes_a_large_audit(monkeypatch):
 
 
 def test_audit_flags_robust_quantiles_drawn_for_ten_times_epsilon(monkeypatch):
-    real = scaler_base.joint_draw
+    real = scaler_base.joint_draws
 
-    def too_little_noise(below, at_or_below, n, fractions, candidates, epsilon, rng):
-        return real(below, at_or_below, n, fractions, candidates, 10 * epsilon, rng)
+    def too_little_noise(below, at_or_below, n, fractions, candidates, epsilons, rng):
+        return real(below, at_or_below, n, fractions, candidates, 10 * np.array(epsilons), rng)
 
-    monkeypatch.setattr(scaler_base, "joint_draw", too_little_noise)
+    monkeypatch.setattr(scaler_base, "joint_draws", too_little_noise)
     result = audit_robust(monkeypatch, n_search=60, n_samples=150)
     assert not result.passed, str(result)

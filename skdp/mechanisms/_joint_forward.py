@@ -1,0 +1,244 @@
+"""The float64 forward programs behind :func:`skdp.mechanisms._joint.joint_exponential`.
+
+They build the proposal of the exact rejection sampler (its module notes): the log
+messages ``ell[j, i]`` (mass of ``o_1..o_{j+1}`` ending at candidate ``i``), the last
+step's log weights, ``log Z`` and the round-off slack per step. Every function here
+works on a stack of independent problems, one per row of ``(lo, hi)`` (the ``d``
+features of a scaler in one call): the windowed program runs all its rows in the
+same numpy calls, and each row's floats are those of a call on that row alone (the
+operations are element by element or reduce within the row, in the same order), so
+a batched draw is bit for bit a sequence of single ones.
+"""
+
+import numpy as np
+
+__all__ = ["block_scores", "forward", "forward_quadratic", "forward_windowed"]
+
+_BLOCK = 2**21  # entries of the pair-score matrix held at once (16 MB)
+_MARGIN = 2.0**-36  # per step and per unit of magnitude; round-off is ~2**-52
+# the same for the windowed program, whose running sums of up to K / 2 terms round off
+# by at most ~2**12 * 1.5 * 2**-52 < 2**-39 per unit: still 2**9 times below
+_WINDOWED_MARGIN = 2.0**-30
+# above this total slack (magnitudes beyond ~10**5 / steps, e.g. epsilon 1e9) the
+# windowed proposal would be rejected too often: the pair matrix's tighter margin is used
+_WINDOWED_MAX_SLACK = 2.0**-8
+_WINDOWED_FROM = 48  # candidates from which the O(K log K) program beats the pair matrix
+
+
+def _log_column_sums(X):
+    """``log sum_i exp(X[i, ...])`` over the first axis (-inf for an empty column)."""
+    top = X.max(axis=0)
+    top = np.where(np.isfinite(top), top, 0.0)
+    with np.errstate(divide="ignore"):
+        return top + np.log(np.exp(X - top).sum(axis=0))
+
+
+def block_scores(previous, following, target):
+    """``dist(t, [lo' - hi, hi' - lo])``: ``previous`` (rows) and ``following`` (columns)
+    are ``(lo, hi)`` pairs of arrays."""
+    (lo, hi), (lo_next, hi_next) = previous, following
+    below = lo_next[np.newaxis, :] - hi[:, np.newaxis] - target
+    above = target - hi_next[np.newaxis, :] + lo[:, np.newaxis]
+    return np.maximum(np.maximum(below, above), 0).astype(float)
+
+
+def _end_scores(lo, hi, target, total):
+    """:func:`block_scores` of every candidate against a fixed end ``lo = hi = total``
+    (``total`` None: from the start ``lo = hi = 0``), row by row."""
+    t = target[:, np.newaxis]
+    if total is None:
+        below, above = lo - t, t - hi
+    else:
+        below, above = total[:, np.newaxis] - hi - t, t - total[:, np.newaxis] + lo
+    return np.maximum(np.maximum(below, above), 0).astype(float)
+
+
+def _finite_magnitude(*arrays):
+    """The largest finite ``|a|`` of each row (axis 0 of ``a.reshape(rows, -1)``)."""
+    rows = arrays[0].shape[0]
+    return np.max(
+        [np.where(np.isfinite(a), np.abs(a), 0.0).reshape(rows, -1).max(axis=1) for a in arrays],
+        axis=0,
+    )
+
+
+def forward_quadratic(bounds, targets, total, rate, strict):
+    """:func:`forward` of one row by the full pair matrix, ``O(m K**2)``: any rank
+    order (the reference of the windowed program, and its fallback)."""
+    K, m = bounds[0].size, targets.size - 1
+    start = (np.zeros(1, np.int64),) * 2
+    ell = np.empty((m, K))
+    ell[0] = -rate * block_scores(start, bounds, targets[0])[0]
+    magnitude = np.abs(ell[0]).max()
+    width = max(1, _BLOCK // K)  # columns per block: bounded memory
+    rows = np.arange(K)[:, np.newaxis]
+    for j in range(1, m):
+        for first in range(0, K, width):
+            columns = np.arange(first, min(first + width, K))
+            following = (bounds[0][columns], bounds[1][columns])
+            X = ell[j - 1][:, np.newaxis] - rate * block_scores(bounds, following, targets[j])
+            X[rows >= columns if strict else rows > columns] = -np.inf
+            finite = X[np.isfinite(X)]
+            magnitude = max(magnitude, np.abs(finite).max() if finite.size else 0.0)
+            ell[j, columns] = _log_column_sums(X)
+    (out,) = _finish(
+        (bounds[0][np.newaxis], bounds[1][np.newaxis]), targets[np.newaxis],
+        np.array([total]), np.array([rate]), ell[np.newaxis], np.array([magnitude]), _MARGIN,
+    )  # fmt: skip
+    return out
+
+
+def _finish(bounds, targets, totals, rates, ell, magnitudes, unit):
+    """The last step of every row; the slack per step is ``unit`` per unit of the
+    largest magnitude. Returns one ``(ell, last, log Z, slack)`` per row."""
+    lo, hi = bounds
+    last = ell[:, -1] - rates[:, np.newaxis] * _end_scores(lo, hi, targets[:, -1], totals)
+    magnitudes = np.maximum(magnitudes, _finite_magnitude(last))
+    out = []
+    for r in range(lo.shape[0]):
+        log_z = float(_log_column_sums(last[r, :, np.newaxis])[0])
+        out.append((ell[r], last[r], log_z, unit * (1 + max(magnitudes[r], abs(log_z)))))
+    return out
+
+
+class _RangeLogSums:
+    """``log sum_{a <= i < b} exp(v[r, i])`` for many rows ``r`` and ranges ``[a, b)``:
+    a disjoint sparse table per row, ``O(K log K)`` to build and ``O(1)`` a query.
+    Every answer is the ``logaddexp`` of at most two running sums of one half-block
+    (positive terms, no cancellation), so its round-off is that of a sum of at most
+    ``K`` terms."""
+
+    def __init__(self, v):
+        rows, K = v.shape
+        size = max(2, 1 << (K - 1).bit_length())
+        self.v = np.full((rows, size), -np.inf)
+        self.v[:, :K] = v
+        self.table = np.full((size.bit_length() - 1, rows, size), -np.inf)
+        for level in range(self.table.shape[0]):
+            half = 1 << level
+            # only what a query in [0, K) reads: the -inf beyond K add nothing
+            # (logaddexp(-inf, x) == x exactly), so the values are those of full blocks
+            full = K // (2 * half) * 2 * half
+            _running_sums(self.v[:, :full], self.table[level, :, :full], half)
+            for start in range(full, K, half):  # the last, partial block's halves
+                stop = min(start + half, K)
+                reverse = (start - full) // half == 0
+                _running_sums(self.v[:, start:stop], self.table[level, :, start:stop],
+                              stop - start, reverse=reverse)  # fmt: skip
+
+    def max(self):
+        """Each row's largest entry (the finite ones; -inf for an empty row)."""
+        return self.table.max(axis=(0, 2))
+
+    def min(self):
+        """Each row's smallest finite entry (+inf for an empty row): every entry is a
+        log-sum of a range of ``v``, at least its largest term, and level 0 is ``v``."""
+        return np.where(np.isfinite(self.v), self.v, np.inf).min(axis=1)
+
+    def __call__(self, starts, stops):
+        """Row ``r``'s sums over ``[starts[r, c], stops[r, c])``, shape of ``starts``."""
+        out = np.full(starts.shape, -np.inf)
+        some = stops > starts
+        row = np.nonzero(some)[0]
+        a, b = starts[some], stops[some] - 1
+        level = np.zeros(a.shape, dtype=np.int64)
+        split = a != b
+        level[split] = np.floor(np.log2((a ^ b)[split])).astype(np.int64)
+        value = self.v[row, a]
+        level, row, a, b = level[split], row[split], a[split], b[split]
+        value[split] = np.logaddexp(self.table[level, row, a], self.table[level, row, b])
+        out[some] = value
+        return out
+
+
+def _running_sums(v, out, half, *, reverse=None):
+    """Running ``logaddexp`` sums of the half-blocks of width ``half`` of ``v``'s rows:
+    leftwards from the middle in the first half of each block, rightwards in the
+    second (``reverse`` given: one half-block only, leftwards if True)."""
+    rows, width = v.shape
+    if reverse is not None:
+        step = slice(None, None, -1) if reverse else slice(None)
+        np.logaddexp.accumulate(v[:, step], axis=1, out=out[:, step])
+        return
+    if width == 0:
+        return
+    blocks, target = v.reshape(rows, -1, 2, half), out.reshape(rows, -1, 2, half)
+    np.logaddexp.accumulate(blocks[:, :, 0, ::-1], axis=2, out=target[:, :, 0, ::-1])
+    np.logaddexp.accumulate(blocks[:, :, 1, :], axis=2, out=target[:, :, 1, :])
+
+
+def forward(bounds, targets, totals, rates, strict):
+    """One ``(ell, last, log Z, slack)`` per row of ``bounds = (lo, hi)``.
+
+    By :func:`forward_windowed` (all such rows at once) for a row with non-decreasing
+    ranks and at least ``_WINDOWED_FROM`` candidates, unless its slack would make
+    the acceptance rate fall below ``1 - 2**-8``; else by the pair matrix (cheaper
+    on a few candidates).
+    """
+    lo, hi = bounds
+    R, K = lo.shape
+    out = [None] * R
+    windowed = np.all(np.diff(lo, axis=1) >= 0, axis=1) & np.all(np.diff(hi, axis=1) >= 0, axis=1)
+    rows = np.flatnonzero(windowed) if K >= _WINDOWED_FROM else np.empty(0, dtype=np.intp)
+    if rows.size:
+        fast = forward_windowed(
+            (lo[rows], hi[rows]), targets[rows], totals[rows], rates[rows], strict
+        )
+        for r, result in zip(rows, fast, strict=True):
+            if result[3] * targets.shape[1] <= _WINDOWED_MAX_SLACK:
+                out[r] = result  # else huge rate x ranks: rare acceptances
+    for r in range(R):
+        if out[r] is None:
+            out[r] = forward_quadratic((lo[r], hi[r]), targets[r], totals[r], rates[r], strict)
+    return out
+
+
+def forward_windowed(bounds, targets, totals, rates, strict):
+    """:func:`forward` for rows of non-decreasing ``lo`` and ``hi``, all at once.
+
+    With ``lo`` and ``hi`` non-decreasing (the ranks of increasing candidates) each
+    step is ``O(K log K)`` instead of ``O(K**2)``: for a following candidate ``c`` the
+    score ``max(0, lo_c - hi_i - t, t - hi_c + lo_i)`` of ``i`` is
+    ``lo_c - t - hi_i`` on the prefix ``hi_i < lo_c - t``, ``lo_i - (hi_c - t)`` on
+    the suffix ``lo_i > hi_c - t`` (the two never meet, as ``lo <= hi``) and 0
+    between, so the sum over ``i <= c`` (``< c`` if ``strict``) splits into three
+    range sums of ``ell + r hi``, ``ell`` and ``ell - r lo`` times constants of
+    ``c``. The ranges are read from :class:`_RangeLogSums` (sums of positive terms
+    only, no cancellation); the slack is ``_WINDOWED_MARGIN`` per unit of the largest
+    operand or running sum, ``2**9`` times their round-off.
+    """
+    lo, hi = bounds
+    (R, K), m = lo.shape, targets.shape[1] - 1
+    rate = rates[:, np.newaxis]
+    ell = np.empty((R, m, K))
+    zero = np.zeros((R, K), dtype=np.int64)
+    ell[:, 0] = -rate * _end_scores(lo, hi, targets[:, 0], None)
+    magnitude = _finite_magnitude(ell[:, 0])
+    stops = np.broadcast_to(np.arange(K) + (0 if strict else 1), (R, K))  # i < stops[c]
+    for j in range(1, m):
+        t = targets[:, j, np.newaxis]
+        below = np.empty((R, K), dtype=np.int64)
+        above = np.empty((R, K), dtype=np.int64)
+        for r in range(R):
+            below[r] = np.searchsorted(hi[r], lo[r] - t[r], side="left")
+            above[r] = np.searchsorted(lo[r], hi[r] - t[r], side="right")
+        np.minimum(below, stops, out=below)
+        np.minimum(above, stops, out=above)
+        rising, falling = ell[:, j - 1] + rate * hi, ell[:, j - 1] - rate * lo
+        shift_low, shift_high = rate * (lo - t), rate * (hi - t)
+        sums = _RangeLogSums(np.concatenate([rising, ell[:, j - 1], falling]))
+        parts = sums(np.concatenate([zero, below, above]), np.concatenate([below, above, stops]))
+        parts = parts.reshape(3, R, K)
+        parts[0] -= shift_low
+        parts[2] += shift_high
+        # the tables hold rising, ell and falling at level 0: their finite extremes
+        table_max = sums.max().reshape(3, R).max(axis=0)
+        table_min = sums.min().reshape(3, R).min(axis=0)
+        magnitude = np.max(
+            [magnitude, np.abs(table_min, where=np.isfinite(table_min), out=np.zeros(R)),
+             np.abs(table_max, where=np.isfinite(table_max), out=np.zeros(R)),
+             _finite_magnitude(shift_low, shift_high, parts.transpose(1, 0, 2))],
+            axis=0,
+        )  # fmt: skip
+        ell[:, j] = _log_column_sums(parts)
+    return _finish(bounds, targets, totals, rates, ell, magnitude, _WINDOWED_MARGIN)
