@@ -86,8 +86,110 @@ def _bernoulli_exp_neg_unit(numerator, denominator, rng):
     return (first_failure % 2 == 1).reshape(numerator.shape)
 
 
-def bernoulli_exp_neg(numerator, denominator, rng):
+# A uniform V in [0, 20!) is below 20!/j! with chance exactly 1/j! (20!/j! is an
+# integer): the chance that Bernoulli(1/k) succeeds for every k <= j. One draw of V
+# therefore gives the first k <= 20 at which a run of Bernoulli(1/k) coins fails.
+_RUN_DEPTH = 20
+_RUN_RANGE = math.factorial(_RUN_DEPTH)  # < 2**63
+_RUN_LIMITS = np.array(
+    [_RUN_RANGE // math.factorial(j) for j in range(_RUN_DEPTH, 0, -1)], dtype=np.int64
+)  # 20!/20!, 20!/19!, ..., 20!/1!: increasing
+_BLOCK_COINS = 3
+
+
+def _first_failures(fraction, denominator, rng, *, depth=_RUN_DEPTH):
+    """The first ``k`` at which Bernoulli(g / k) fails, ``g = fraction / denominator``.
+
+    ``fraction`` holds integers in ``[0, denominator]``, or is an int (the number of
+    draws) for ``g = 1``. The coin of step ``k`` is the AND of two independent coins,
+    Bernoulli(1 / k) and Bernoulli(g) (a uniform integer below ``denominator k`` is
+    below ``fraction`` iff its quotient by ``denominator`` is 0 and its remainder is
+    below ``fraction``), so the first failure is the smaller of the first failures
+    of the two runs: that of the 1 / k coins up to ``depth`` from one uniform below
+    ``depth!`` (``_RUN_LIMITS``), that of the g coins from ``_BLOCK_COINS`` uniforms
+    below ``denominator`` per pass. Entries still running after ``depth`` steps (chance
+    ``1 / depth!``) go on one step at a time with fresh coins: the run's draw says
+    nothing about the steps after ``depth``. Every choice is a uniform integer: exact.
+    """
+    unit = np.ndim(fraction) == 0
+    size = int(fraction) if unit else fraction.size
+    limits = _RUN_LIMITS if depth == _RUN_DEPTH else _run_limits(depth)
+    run = rng.integers(0, limits[-1], size=size)  # limits[-1] = depth!
+    # the first failing 1/k coin: 1 + #{k <= depth: V < depth!/k!}; depth + 1 if none
+    first = 1 + depth - np.searchsorted(limits, run, side="right")
+    if unit:
+        failures = first
+        undecided = np.flatnonzero(first > depth)
+        k = depth + 1
+    else:
+        failures = np.zeros(size, dtype=np.int64)
+        undecided = np.arange(size)
+        k = 1
+        while undecided.size and k <= depth:
+            coins = rng.integers(0, denominator, size=(undecided.size, _BLOCK_COINS))
+            failed = coins >= fraction[undecided, np.newaxis]
+            other = np.where(failed.any(axis=1), k + np.argmax(failed, axis=1), depth + 2)
+            step = np.minimum(first[undecided], other)
+            decided = step <= min(k + _BLOCK_COINS - 1, depth)  # first[...] > depth: unknown
+            failures[undecided[decided]] = step[decided]
+            undecided = undecided[~decided]
+            k += _BLOCK_COINS
+        k = depth + 1  # left: every step up to depth succeeded
+    threshold = 1 if unit else fraction
+    while undecided.size:
+        high = k if unit else denominator * k
+        mark = threshold if unit else threshold[undecided]
+        failed = rng.integers(0, high, size=undecided.size) >= mark
+        failures[undecided[failed]] = k
+        undecided = undecided[~failed]
+        k += 1
+    return failures
+
+
+def _run_limits(depth):
+    """``_RUN_LIMITS`` for another depth (tests run the long-run path with a small one)."""
+    total = math.factorial(depth)
+    return np.array([total // math.factorial(j) for j in range(depth, 0, -1)], dtype=np.int64)
+
+
+def _exp_neg_one_heads(shape, rng, *, depth=_RUN_DEPTH):
+    """Independent Bernoulli(exp(-1)) coins: exp(-1) = P[the first failure is odd]."""
+    return (_first_failures(int(np.prod(shape)), 1, rng, depth=depth) % 2 == 1).reshape(shape)
+
+
+def _all_heads(counts, rng, *, depth=_RUN_DEPTH):
+    """Bernoulli(exp(-w)) for integers ``w >= 0``: whether ``w`` exp(-1) coins all land heads.
+
+    Each pass tosses ``b`` coins for every entry still undecided (``b`` from the
+    number of entries and the largest ``w`` left, so that another pass is needed about
+    half the time); an entry fails at its first tail among the coins it needs, and
+    coins past that are ignored. Each entry's result is a function of its own i.i.d.
+    coins, so how many are tossed per pass changes the draws, not the law.
+    """
+    result = np.ones(counts.size, dtype=bool)
+    left = counts.astype(np.int64, copy=True)
+    pending = np.flatnonzero(left > 0)
+    while pending.size:
+        needed = left[pending]
+        coins = int(min(needed.max(), max(1, math.ceil(math.log(2 * pending.size)))))
+        heads = _exp_neg_one_heads((pending.size, coins), rng, depth=depth)
+        run = np.where(heads.all(axis=1), coins, np.argmin(heads, axis=1))
+        failed = run < np.minimum(needed, coins)
+        result[pending[failed]] = False
+        left[pending] = needed - coins
+        pending = pending[~failed & (needed > coins)]
+    return result
+
+
+def bernoulli_exp_neg(numerator, denominator, rng, *, depth=_RUN_DEPTH):
     """Exact Bernoulli(exp(-numerator / denominator)), elementwise.
+
+    ``exp(-x) = exp(-w) exp(-f)`` with ``w`` the integer part: the result is the AND of
+    ``w`` independent Bernoulli(exp(-1)) coins (:func:`_all_heads`, tossed first: they
+    reject most entries of a selection) and of one Bernoulli(exp(-f)), drawn as
+    "the first ``k`` with Bernoulli(f / k) = 0 is odd" (Canonne, Kamath and Steinke,
+    :func:`_first_failures`) for the entries still standing. Every coin is
+    independent, so the order of the two parts does not change the law.
 
     Parameters
     ----------
@@ -96,22 +198,20 @@ def bernoulli_exp_neg(numerator, denominator, rng):
     denominator : int
         A positive integer below ``2**56``.
     rng : numpy.random.Generator
+    depth : int, default=20
+        How many steps of a run one uniform draw decides (a test parameter).
 
     Returns
     -------
     numpy.ndarray of bool
     """
     numerator = np.asarray(numerator, dtype=np.int64)
-    whole, fraction = np.divmod(numerator, denominator)
-    result = _bernoulli_exp_neg_unit(fraction, denominator, rng).reshape(-1)
-    whole = whole.reshape(-1)
-    # exp(-whole) is the chance that `whole` independent Bernoulli(exp(-1)) all succeed
-    done = 0
-    pending = np.flatnonzero(result & (whole > done))
-    while pending.size:
-        result[pending] = _bernoulli_exp_neg_unit(np.ones(pending.size), 1, rng)
-        done += 1
-        pending = pending[result[pending] & (whole[pending] > done)]
+    whole, fraction = np.divmod(numerator.reshape(-1), denominator)
+    result = _all_heads(whole, rng, depth=depth)
+    standing = np.flatnonzero(result & (fraction > 0))  # exp(-0) = 1: nothing to draw
+    if standing.size:
+        failures = _first_failures(fraction[standing], denominator, rng, depth=depth)
+        result[standing] = failures % 2 == 1
     return result.reshape(numerator.shape)
 
 

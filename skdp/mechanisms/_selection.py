@@ -11,6 +11,7 @@ then drawn with exact Bernoulli(exp(-x)) samplers on rationals, rounding epsilon
 
 import math
 from fractions import Fraction
+from functools import lru_cache
 
 import numpy as np
 
@@ -56,16 +57,35 @@ def _grid_scores(scores, sensitivity, epsilon):
         index = np.rint(scores / step)
     if np.any(np.abs(index) >= _MAX_SCORE_INDEX):
         raise ValueError("scores are too large for their sensitivity")
-    return index.astype(np.int64), Fraction(sensitivity) / Fraction(step) + 1
+    return index.astype(np.int64), _grid_sensitivity(sensitivity, step)
+
+
+# The rationals below depend on public floats only and repeat from call to call (a
+# selection loop spends the same epsilon each round); Fraction arithmetic costs more
+# than the draws, so they are cached. The values are those computed without the cache.
+@lru_cache(maxsize=256)
+def _grid_sensitivity(sensitivity, step):
+    return Fraction(sensitivity) / Fraction(step) + 1
+
+
+@lru_cache(maxsize=256)
+def _rate(grid_sensitivity, epsilon, monotonic):
+    """``(max_gap, a, d)``: the cap on gaps and the exponent per grid unit rounded down."""
+    factor = grid_sensitivity if monotonic else 2 * grid_sensitivity
+    rate = Fraction(epsilon) / factor  # exact exponent per grid unit
+    max_gap = min(math.ceil(_MAX_EXPONENT / rate), 2**62)
+    return (max_gap, *_rational_at_most(rate))
+
+
+@lru_cache(maxsize=256)
+def _check_scale(grid_sensitivity, epsilon):
+    check_noise_scale(_noisy_max_laplace_scale(grid_sensitivity, epsilon, monotonic=False))
 
 
 def _weights_exponent(index, grid_sensitivity, epsilon, monotonic):
     """Integers ``n_r`` and a rational ``a / d`` with P[r] proportional to exp(-n_r a / d)."""
-    factor = grid_sensitivity if monotonic else 2 * grid_sensitivity
-    rate = Fraction(epsilon) / factor  # exact exponent per grid unit
-    max_gap = min(math.ceil(_MAX_EXPONENT / rate), 2**62)
+    max_gap, numerator, denominator = _rate(grid_sensitivity, epsilon, monotonic)
     gaps = np.minimum(index.max() - index, max_gap)
-    numerator, denominator = _rational_at_most(rate)
     return gaps * numerator, denominator
 
 
@@ -74,13 +94,15 @@ def _prepare(scores, sensitivity, epsilon, random_state):
     sensitivity = check_sensitivity(sensitivity)
     epsilon = check_epsilon(epsilon)
     index, grid_sensitivity = _grid_scores(scores, sensitivity, epsilon)
-    check_noise_scale(_noisy_max_laplace_scale(grid_sensitivity, epsilon, monotonic=False))
+    _check_scale(grid_sensitivity, epsilon)
     return index, grid_sensitivity, epsilon, check_random_state(random_state)
 
 
 def _exponential(index, grid_sensitivity, epsilon, monotonic, rng):
     exponent, denominator = _weights_exponent(index, grid_sensitivity, epsilon, monotonic)
-    batch = max(16, exponent.size)
+    # the best candidate is accepted surely, so a pass of 4 n proposals accepts one
+    # with chance >= 1 - exp(-4): one pass, nearly always
+    batch = max(16, 4 * exponent.size)
     while True:  # uniform proposal, accepted with probability exp(-exponent): exact
         proposal = rng.integers(0, exponent.size, size=batch)
         accepted = np.flatnonzero(bernoulli_exp_neg(exponent[proposal], denominator, rng))

@@ -22,7 +22,12 @@ from skdp.mechanisms import (
     permute_and_flip,
     report_noisy_max,
 )
-from skdp.mechanisms._exact import bernoulli_exp_neg, discrete_laplace
+from skdp.mechanisms._exact import (
+    _all_heads,
+    _first_failures,
+    bernoulli_exp_neg,
+    discrete_laplace,
+)
 
 ALPHA = 1e-4  # a correct sampler must pass at this level
 POWER = 1e-6  # a 20% wrong distribution must be rejected at this level
@@ -135,6 +140,55 @@ def test_bernoulli_exp_neg_zero_and_shape():
     for row, gamma in ((1, 0.3), (2, 2.5)):
         hits = int(draws[row].sum())
         assert stats.binomtest(hits, draws.shape[1], math.exp(-gamma)).pvalue > ALPHA
+
+
+@pytest.mark.parametrize("depth", [1, 3, 20], ids=["depth1", "depth3", "depth20"])
+@pytest.mark.parametrize("fraction", [None, 0, 3, 9, 10], ids=lambda f: f"g={f}")
+def test_first_failure_has_the_exact_law(depth, fraction):
+    """P[J > j] = g**j / j! for the first failure J of Bernoulli(g / k), k = 1, 2, ...
+
+    ``depth`` 1 and 3 send most runs (and every run past 3 steps) through the
+    step-by-step continuation; None is the g = 1 path (exp(-1) coins). Chi-square on
+    J over 1..6 (tail pooled); the law of g / 1.2 is rejected.
+    """
+    n, rng = 200_000, np.random.default_rng(21)
+    g = 1.0 if fraction is None else fraction / 10
+    draws = _first_failures(n if fraction is None else np.full(n, fraction), 10, rng, depth=depth)
+
+    def probs(g):
+        tail = np.array([g**j / math.factorial(j) for j in range(0, 7)])  # P[J > j]
+        return np.append(tail[:-1] - tail[1:], tail[-1])  # P[J = 1..6], P[J > 6]
+
+    counts = np.bincount(np.minimum(draws, 7) - 1, minlength=7)
+    assert counts.sum() == n and draws.min() >= 1
+    expected = probs(g)
+    used = expected > 0
+    assert np.all(counts[~used] == 0)
+    if used.sum() > 1:
+        assert stats.chisquare(counts[used], n * expected[used]).pvalue > ALPHA
+        if g < 1:
+            wrong = probs(g / 1.2)
+            assert (
+                stats.chisquare(counts[used], n * wrong[used] / wrong[used].sum()).pvalue < POWER
+            )
+
+
+@pytest.mark.parametrize("depth", [2, 20])
+def test_whole_parts_and_fractions_together_have_the_exact_law(depth):
+    """exp(-w - f) for mixed integer parts 0..6 and fractions, one call (binomial per value)."""
+    rng = np.random.default_rng(22)
+    numerators = np.repeat([0, 7, 10, 23, 40, 45, 60], 60_000)  # denominator 10
+    draws = bernoulli_exp_neg(numerators, 10, rng, depth=depth)
+    for value in np.unique(numerators):
+        hits = draws[numerators == value]
+        p = math.exp(-value / 10)
+        assert stats.binomtest(int(hits.sum()), hits.size, p).pvalue > ALPHA
+        if value:
+            assert (
+                stats.binomtest(int(hits.sum()), hits.size, math.exp(-1.2 * value / 10)).pvalue
+                < POWER
+            )
+    assert _all_heads(np.zeros(5, dtype=np.int64), rng).all()  # exp(0): no draw needed
 
 
 # ----------------------------------------------------------------- discrete Laplace
@@ -254,6 +308,7 @@ def test_laplace_shapes():
 
 _SCORES_A = [0.0, 1.3, 2.1, 3.0]
 _SCORES_B = [0.5, 1.0, 1.0, 2.0]  # with a tie
+_SCORES_C = [0.0, 4.0, 6.5, 8.0, 8.6, 9.0, 9.0]  # one leads; gaps of several units
 
 _EM, _PF, _LAP = _exponential_probs, _permute_and_flip_probs, _laplace_noisy_max_probs
 _RNM = report_noisy_max
@@ -262,6 +317,8 @@ SELECTION_CASES = [
     # (mechanism, extra kwargs, closed form, scores, sensitivity, epsilon, monotonic)
     (exponential, {}, _EM, _SCORES_A, 1.0, 1.5, False),
     (exponential, {}, _EM, _SCORES_B, 2.0, 3.0, True),
+    (exponential, {}, _EM, _SCORES_C, 1.0, 2.0, False),  # integer parts up to 9
+    (permute_and_flip, {}, _PF, _SCORES_C[:5], 1.0, 2.0, False),
     (permute_and_flip, {}, _PF, _SCORES_A, 1.0, 1.5, False),
     (permute_and_flip, {}, _PF, _SCORES_B, 2.0, 3.0, True),
     (_RNM, {"noise": "gumbel"}, _EM, _SCORES_A, 0.5, 0.6, False),
