@@ -32,6 +32,7 @@ Every model gets the same public inputs (bounds, categories, taxonomies, classes
     python -m benchmarks model_selection --methods search --repetitions logarithmic --n-iter 12
     python -m benchmarks model_selection --methods search --eta -0.5   # factor 1.5
     python -m benchmarks model_selection --datasets iris --grid svm
+    python -m benchmarks model_selection --datasets iris --validation-fraction 0.35
 
 The table is mean +- std / worst of the seeds.
 """
@@ -118,7 +119,7 @@ def _accuracy(model, task):
     return float(np.mean(np.asarray(model.predict(task.X_test)) == np.asarray(task.y_test)))
 
 
-def _models(task, epsilon, seed, repetitions, n_iter=None, grid="tree"):
+def _models(task, epsilon, seed, repetitions, n_iter=None, grid="tree", validation_fraction=0.2):
     """``{method: unfitted model}``: the search and its baselines (a), (b)."""
     make, grid = GRIDS[grid]
     per_fit = epsilon / (len(ParameterGrid(grid)) * 5 + 1)
@@ -129,6 +130,7 @@ def _models(task, epsilon, seed, repetitions, n_iter=None, grid="tree"):
             epsilon=epsilon,
             repetitions=repetitions,
             n_iter=n_iter,
+            validation_fraction=validation_fraction,
             random_state=seed,
         ),
         "(a) default": make(task, epsilon=epsilon, random_state=seed),
@@ -139,13 +141,21 @@ def _models(task, epsilon, seed, repetitions, n_iter=None, grid="tree"):
 
 
 def run_one(
-    task, epsilon, seed, repetitions="geometric", methods=METHODS[:3], n_iter=None, grid="tree"
+    task,
+    epsilon,
+    seed,
+    repetitions="geometric",
+    methods=METHODS[:3],
+    n_iter=None,
+    grid="tree",
+    validation_fraction=0.2,
 ):
     """``{method: test accuracy}`` and the epsilon each method spent, for one seed."""
     rows = []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        for method, model in _models(task, epsilon, seed, repetitions, n_iter, grid).items():
+        models = _models(task, epsilon, seed, repetitions, n_iter, grid, validation_fraction)
+        for method, model in models.items():
             if method not in methods:
                 continue
             start = time.perf_counter()
@@ -163,6 +173,7 @@ def run_one(
             "chosen": getattr(model, "best_params_", None),
             "repetitions": str(repetitions) if method == "private search" else "",
             "grid": grid,
+            "validation_fraction": validation_fraction if method == "private search" else "",
         }
         for method, model, seconds in rows
     ]
@@ -211,6 +222,7 @@ def main(argv=()):
     )
     parser.add_argument("--grid", choices=sorted(GRIDS), default="tree")
     parser.add_argument("--n-iter", type=int, default=None, help="E[K]; default twice the grid")
+    parser.add_argument("--validation-fraction", type=float, default=0.2)
     parser.add_argument(
         "--methods",
         default="search,a,b",
@@ -226,7 +238,7 @@ def main(argv=()):
         REPETITIONS[args.repetitions] if args.eta is None else ("negative_binomial", args.eta)
     )
     jobs = [
-        (t, e, s, repetitions, methods, args.n_iter, args.grid)
+        (t, e, s, repetitions, methods, args.n_iter, args.grid, args.validation_fraction)
         for s in range(args.seeds)
         for t in tasks
         for e in epsilons

@@ -28,7 +28,10 @@ def test_run_one_spends_the_total_for_every_method():
 
 def test_divided_gridsearch_gives_each_fit_its_share():
     task = model_selection._task("iris")
-    models = model_selection._models(task, 6.1, 0, "geometric", grid="svm")
+    models = model_selection._models(
+        task, 6.1, 0, "geometric", grid="svm", validation_fraction=0.35
+    )
+    assert models["private search"].validation_fraction == 0.35
     divided = models["(b) divided GridSearchCV"]
     # 12 candidates x 5 folds + 1 refit = 61 fits at 0.1 each
     assert clone(divided.estimator).get_params()["model__epsilon"] == pytest.approx(0.1)
