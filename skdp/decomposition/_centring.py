@@ -3,8 +3,9 @@
 A few passes over ``X`` and at most one copy of it (its Notes, steps 2-4):
 :func:`private_centring` clips ``X`` to the public box only when a value lies
 outside it, releases the noisy count and the noisy centred sums; the returned
-:class:`Centring` gives the norms of the rows centred on the private mean and their
-clipped scatter matrix (one BLAS call) without forming the centred rows.
+:class:`Centring` gives the norms of the rows centred on the private mean (for
+:func:`private_row_norm`, the private bound on them) and their clipped scatter matrix
+(one BLAS call) without forming the centred rows.
 
 The count and the sums are those of :func:`skdp.utils._centred_sums.centred_sums`
 with one group and no squares (same sensitivities and noise scales, in one release),
@@ -20,13 +21,17 @@ import numpy as np
 
 from skdp.exceptions import ClippingWarning
 from skdp.mechanisms import laplace
+from skdp.utils._bounds import NORM_QUANTILE, margin_quantile, norm_share
+from skdp.utils._bounds_scan import feature_counts, scan_counts
 from skdp.utils.validation import warn_clipped
 
-__all__ = ["Centring", "private_centring"]
+__all__ = ["Centring", "private_centring", "private_row_norm"]
 
 # the noisy mean's offset from the box midpoint is soft-thresholded at SHRINK times
 # the Laplace scale of its noise (post-processing; PCA's Notes)
 SHRINK = 2.0
+_CELLS = 2**15  # values per block of the norm pass (256 kB)
+_MIN_NORM = 2.0**-30
 
 
 @dataclass
@@ -63,12 +68,16 @@ class Centring:
         return self.mean - self.origin
 
     def squared_norms(self):
-        """``||x_i - mean||^2`` of every clipped row: two passes, no copy."""
-        shift = self._shift
-        squared = np.einsum("ij,ij->i", self.rows, self.rows)
-        squared -= 2.0 * (self.rows @ shift)
-        squared += shift @ shift
-        return np.maximum(squared, 0.0, out=squared)
+        """``||x_i - mean||^2`` of every clipped row: one pass over the rows, a block
+        of ``_CELLS`` values centred at a time (in cache: no copy of the rows, no
+        BLAS call, whose threads only add overhead for a product with one vector)."""
+        shift, rows = self._shift, self.rows
+        squared = np.empty(rows.shape[0])
+        step = max(1, _CELLS // max(rows.shape[1], 1))
+        for start in range(0, rows.shape[0], step):
+            centred = rows[start : start + step] - shift
+            np.einsum("ij,ij->i", centred, centred, out=squared[start : start + step])
+        return squared
 
     def _long_rows(self, norm, squared_norms):
         """Indices and ``||x_i - mean||^2`` of the rows longer than ``norm``.
@@ -157,6 +166,25 @@ def private_centring(X, lower, upper, *, epsilon_count, epsilon_sums, stacklevel
     scale = d / (epsilon_sums * n_noisy)
     offset = np.sign(offset) * np.maximum(np.abs(offset) - SHRINK * scale, 0.0)
     return Centring(centre + half * offset, n_noisy, X, origin, sums)
+
+
+def private_row_norm(centring, epsilon, *, random_state):
+    """``(epsilon spent, R, squared centred norms)``: PCA's private row-norm bound.
+
+    A share of ``epsilon`` set by the noisy count (:func:`skdp.utils._bounds.norm_share`)
+    goes to :func:`~skdp.utils._quantiles.scan_quantile`'s AboveThreshold on the norms
+    ``||x_i - mean||`` of the clipped rows (``mean`` is public by then; one row moves
+    each rank query by one), for the ``NORM_QUANTILE`` level adjusted by
+    :func:`~skdp.utils._bounds.margin_quantile`. The norms are ``>= 0``, so ``#{|x| <
+    c} = #{x < c}``, and their counts are taken in one pass
+    (:func:`~skdp.utils._bounds_scan.feature_counts`) instead of a sort.
+    """
+    spend = norm_share(centring.n, epsilon) * epsilon
+    q = margin_quantile(NORM_QUANTILE, centring.n, spend)
+    squared = centring.squared_norms()
+    below = feature_counts(np.sqrt(squared)[:, np.newaxis])[0][0]
+    norm = scan_counts(below, squared.size, q, epsilon=spend, random_state=random_state)
+    return spend, max(norm, _MIN_NORM), squared
 
 
 def _clipped(X, lower, upper):

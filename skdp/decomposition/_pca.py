@@ -14,7 +14,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from skdp.accounting import PrivacyLedger
 from skdp.base import DifferentialPrivacyMixin
-from skdp.decomposition._centring import private_centring
+from skdp.decomposition._centring import private_centring, private_row_norm
 from skdp.decomposition._spectrum import (
     n_draws,
     release_covariance,
@@ -22,8 +22,7 @@ from skdp.decomposition._spectrum import (
     spectrum_split,
 )
 from skdp.mechanisms import check_random_state
-from skdp.utils._bounds import NORM_QUANTILE, estimate_public_inputs, margin_quantile, norm_share
-from skdp.utils._bounds_scan import feature_counts, scan_counts
+from skdp.utils._bounds import estimate_public_inputs
 from skdp.utils._numeric_input import validate_numeric_data
 from skdp.utils.validation import (
     EPSILON_CONSTRAINT,
@@ -39,7 +38,6 @@ __all__ = ["PCA"]
 # shares of what the private public inputs leave: 2.5% count, 7.5% sums, and 90% to the
 # spectrum (all to the covariance, or 1 : 7 eigenvalues : eigenvectors, SPECTRUM_SPLIT)
 MEAN_SPLIT = {"count": 0.025, "mean": 0.075}
-_MIN_NORM = 2.0**-30
 # "auto" releases the covariance when k^2 n~ epsilon_spectrum >= COVARIANCE_RULE d^3
 COVARIANCE_RULE = 1.0
 
@@ -348,14 +346,7 @@ class PCA(
         declared, or the private quantile of the norms."""
         if self.data_norm is not None:
             return 0.0, float(self.data_norm), None
-        spend = norm_share(centring.n, epsilon) * epsilon
-        q = margin_quantile(NORM_QUANTILE, centring.n, spend)
-        squared = centring.squared_norms()
-        # scan_quantile's AboveThreshold on the norms (>= 0: #{|x| < c} = #{x < c}),
-        # its counts taken in one pass instead of a sort
-        below = feature_counts(np.sqrt(squared)[:, np.newaxis])[0][0]
-        norm = scan_counts(below, squared.size, q, epsilon=spend, random_state=rng)
-        return spend, max(norm, _MIN_NORM), squared
+        return private_row_norm(centring, epsilon, random_state=rng)
 
     def _set_release(self, components, eigenvalues, norm, n_noisy):
         """Post-processing: variances and ratios from the noisy spectrum."""
