@@ -28,6 +28,8 @@ __all__ = [
 MAX_DENOMINATOR = 10_000
 _CELLS = 2**15  # values per block of grid_ranks (a few hundred kB of temporaries)
 _SORTED_BELOW = 4096  # rows under which sorting each column costs less than the tables
+# a box whose guesses may round by more (far from 0 for its width) checks every value
+_MAX_SLACK = 2.0**-10
 
 
 def joint_sensitivity(gaps, denominator):
@@ -104,6 +106,21 @@ def grid_ranks(X, lower, upper, n_candidates):
     split in ``n_candidates``), and every column of fewer than 4096 rows (where the
     pass's fixed cost exceeds a sort's), is sorted instead.
 
+    Only the values whose guess may be wrong are checked. The guess ``g = fl(fl(x s)
+    + t)``, ``s = fl((K - 1) / (u - l))``, ``t = fl(1 - fl(l s))`` for the box ``[l,
+    u]`` and ``K`` candidates, is within a few units of ``2**-53 (|x| s + |l| s + g)
+    <= 2**-53 (2 M s + K + 1)`` of ``p = (x - l) (K - 1) / (u - l) + 1`` (``M =
+    max(|l|, |u|)``; values outside the box are clipped to ``g`` in ``{0, K}`` and
+    checked), and ``np.linspace`` puts each candidate within a few units of
+    ``2**-53 (M + K (u - l) / (K - 1))`` of ``l + k (u - l) / (K - 1)``, which moves
+    the breakpoints of ``p`` by as much times ``s``. Exact candidates at or below
+    ``x`` number ``floor(p)``; so with ``delta = 2**-48 (2 M s + K + 2)`` (32 units,
+    room for every term) a value whose ``g`` has a fraction in ``[delta, 1 -
+    delta]`` has ``floor(g)`` candidates at or below it, and only the others (a
+    fraction ``2 delta`` of spread data, plus those outside the box or at a
+    candidate) are checked. A column whose ``delta`` exceeds ``2**-10`` (a box far
+    from 0 for its width) has every value checked.
+
     Returns
     -------
     below, at_or_below : ndarray of int64, shape (n_features, n_candidates)
@@ -127,23 +144,33 @@ def grid_ranks(X, lower, upper, n_candidates):
     candidates = np.array(candidates)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         scale = (K - 1) / (upper - lower)
+        # rounding of the guess and of the candidates, in candidate steps (above)
+        slack = 2.0**-48 * (2 * np.maximum(np.abs(lower), np.abs(upper)) * scale + K + 2)
     regular = np.all(np.diff(candidates, axis=1) > 0, axis=1) & np.isfinite(scale)
     below = np.zeros((d, K), dtype=np.int64)
     at_or_below = np.zeros((d, K), dtype=np.int64)
     for j in np.flatnonzero(~regular):
         below[j], at_or_below[j] = _sorted_ranks(X[:, j], candidates[j])
-    if regular.any():
-        columns = np.flatnonzero(regular)
-        part = X if regular.all() else X[:, columns]
-        counts = _guessed_ranks(part, candidates[columns], lower[columns], scale[columns])
+    quick = regular & (slack <= _MAX_SLACK)
+    for group, checked in ((quick, False), (regular & ~quick, True)):
+        if not group.any():
+            continue
+        columns = np.flatnonzero(group)
+        part = X if group.all() else X[:, columns]
+        cut = None if checked else float(slack[columns].max())
+        counts = _guessed_ranks(part, candidates[columns], lower[columns], scale[columns], cut)
         below[columns], at_or_below[columns] = counts
         below[columns, 0] = 0  # nothing clipped is below the box
         at_or_below[columns, -1] = n  # everything clipped is at or below its top
     return below, at_or_below
 
 
-def _guessed_ranks(X, candidates, lower, scale):
-    """:func:`grid_ranks` of ``X`` (unclipped) on strictly increasing ``candidates``."""
+def _guessed_ranks(X, candidates, lower, scale, cut):
+    """:func:`grid_ranks` of ``X`` (unclipped) on strictly increasing ``candidates``.
+
+    ``cut``: the values whose guess lies within ``cut`` of an integer are checked
+    against the candidates (None: every value is).
+    """
     (n, d), K = X.shape, candidates.shape[1]
     # per feature: -inf, the candidates, +inf; a value with a candidates at or below
     # it has c_{a-1} = extended[base + a] <= x < extended[base + a + 1] = c_a
@@ -156,7 +183,7 @@ def _guessed_ranks(X, candidates, lower, scale):
     step = max(1, _CELLS // d)
     tile = min(step, n)
     scales, shifts = np.tile(scale, tile), np.tile(1 - lower * scale, tile)
-    bases = np.tile(base, tile)
+    bases = np.tile(base.astype(float), tile)
     histogram = np.zeros(d * (K + 2), dtype=np.int64)
     equal = np.zeros_like(histogram)
     for start in range(0, n, step):
@@ -165,22 +192,31 @@ def _guessed_ranks(X, candidates, lower, scale):
         guess = x * scales[:m]
         guess += shifts[:m]
         np.clip(guess, 0, K, out=guess)
-        a = guess.astype(np.intp)
-        a += bases[:m]
-        low = extended.take(a)
-        wrong = low > x
-        wrong |= x >= following.take(a)
-        if wrong.any():
-            at = np.flatnonzero(wrong)
-            features = at % d
-            for j in np.unique(features):
-                which = at[features == j]
-                a[which] = base[j] + np.searchsorted(candidates[j], x[which], side="right")
-            low = extended.take(a)
+        whole = np.floor(guess)
+        if cut is not None:
+            guess -= whole  # the fraction, exactly
+            near = guess < cut
+            near |= guess > 1 - cut
+        whole += bases[:m]
+        a = whole.astype(np.intp)
+        at = np.flatnonzero(near) if cut is not None else np.arange(m)
+        if at.size:
+            values, cells = x[at], a[at]
+            low = extended.take(cells)
+            wrong = (low > values) | (values >= following.take(cells))
+            if wrong.any():
+                fix = np.flatnonzero(wrong)
+                features = at[fix] % d
+                for j in np.unique(features):
+                    which = fix[features == j]
+                    position = np.searchsorted(candidates[j], values[which], side="right")
+                    cells[which] = base[j] + position
+                a[at] = cells
+                low = extended.take(cells)
+            ties = values == low
+            if ties.any():
+                equal += np.bincount(cells[ties], minlength=histogram.size)
         histogram += np.bincount(a, minlength=histogram.size)
-        ties = x == low
-        if ties.any():
-            equal += np.bincount(a[ties], minlength=histogram.size)
     histogram, equal = histogram.reshape(d, K + 2), equal.reshape(d, K + 2)
     below = np.cumsum(histogram, axis=1)[:, :K]
     return below, below + equal[:, 1 : K + 1]

@@ -99,3 +99,42 @@ def test_grid_ranks_are_those_of_a_sort_of_each_clipped_column(order):
         ordered = np.sort(np.clip(X[:, j], lower[j], upper[j]))
         assert np.array_equal(below[j], np.searchsorted(ordered, grid, side="left"))
         assert np.array_equal(at_or_below[j], np.searchsorted(ordered, grid, side="right"))
+
+
+def test_grid_ranks_check_only_the_values_near_a_candidate_and_stay_exact(monkeypatch):
+    # random boxes, some far from 0 for their width (every value checked), K from 2
+    # to 1025, values a few floats around the candidates: equal to a sort each time;
+    # and the checks run on few values when the box is well conditioned
+    import skdp.utils._joint_quantiles as module
+
+    checked = []
+    real = module._guessed_ranks
+
+    def spy(X, candidates, lower, scale, cut):
+        checked.append(cut)
+        return real(X, candidates, lower, scale, cut)
+
+    monkeypatch.setattr(module, "_guessed_ranks", spy)
+    rng = np.random.default_rng(11)
+    for _ in range(40):
+        d, K = int(rng.integers(1, 4)), int(rng.integers(2, 1026))
+        centre = rng.choice([0.0, 1.0, 1e3, 1e7]) * rng.choice([-1, 1], d)
+        width = 10.0 ** rng.uniform(-3, 3, d)
+        lower, upper = centre - width * rng.uniform(0, 1, d), centre + width
+        X = lower + rng.uniform(-0.1, 1.1, (5000, d)) * (upper - lower)
+        for j in range(d):
+            grid = np.linspace(lower[j], upper[j], K)
+            at = rng.integers(0, 5000, 1500)
+            X[at, j] = grid[rng.integers(0, K, at.size)]
+            moved, steps = at[:600], rng.integers(-3, 4, 600)
+            for k in range(3):  # up to three floats either side
+                up, down = moved[steps > k], moved[steps < -k]
+                X[up, j] = np.nextafter(X[up, j], np.inf)
+                X[down, j] = np.nextafter(X[down, j], -np.inf)
+        below, at_or_below = grid_ranks(X, lower, upper, K)
+        for j in range(d):
+            grid = np.linspace(lower[j], upper[j], K)
+            ordered = np.sort(np.clip(X[:, j], lower[j], upper[j]))
+            assert np.array_equal(below[j], np.searchsorted(ordered, grid, side="left"))
+            assert np.array_equal(at_or_below[j], np.searchsorted(ordered, grid, side="right"))
+    assert None in checked and any(cut is not None and cut < 1e-9 for cut in checked)
