@@ -141,6 +141,40 @@ def _group_sums(values, groups, n_groups):
     return np.asarray(indicator @ values).reshape(n_groups, values.shape[1])
 
 
+def _check_box(X, lower, upper):
+    """``X`` (2-D, as float unless dask) and the bounds broadcast to its features."""
+    X = X if is_dask_collection(X) else np.asarray(X, dtype=float)
+    if X.ndim != 2:
+        raise ValueError(f"X must be 2-D, got shape {X.shape}")
+    lower, upper = (
+        np.broadcast_to(np.asarray(b, dtype=float), X.shape[1:]) for b in (lower, upper)
+    )
+    if not np.all(lower < upper):
+        raise ValueError("the bounds must satisfy lower < upper for every feature")
+    return X, lower, upper
+
+
+def _exact(statistics, X, groups, stacklevel):
+    """Exact per-group counts, centred sums and squares (``_BlockStatistics``) of the
+    clipped rows, block by block; warns (at ``stacklevel`` from the caller) when values
+    were clipped."""
+    n_groups = statistics.n_groups
+    if groups is None:
+        arrays = (X,)
+    elif is_dask_collection(groups):  # codes checked where their blocks are computed
+        arrays = (X, groups)
+    else:
+        groups = np.asarray(groups)
+        if groups.shape != (X.shape[0],) or (
+            groups.size and (groups.min() < 0 or groups.max() >= n_groups)
+        ):
+            raise ValueError(f"groups must be {X.shape[0]} integers in [0, n_groups={n_groups})")
+        arrays = (X, groups.astype(np.int64))
+    exact_count, exact_sums, exact_squares, n_clipped = sum_blocks(statistics, *arrays)
+    warn_clipped(int(n_clipped), count_rows(X) * X.shape[1], stacklevel=stacklevel + 1)
+    return exact_count, exact_sums, exact_squares
+
+
 def centred_sums(
     X,
     lower,
@@ -239,15 +273,7 @@ def centred_sums(
     >>> out.mean.round(1), out.var.round(0)
     (array([[5., 5.]]), array([[8., 8.]]))
     """
-    dask_input = is_dask_collection(X)
-    X = X if dask_input else np.asarray(X, dtype=float)
-    if X.ndim != 2:
-        raise ValueError(f"X must be 2-D, got shape {X.shape}")
-    lower, upper = (
-        np.broadcast_to(np.asarray(b, dtype=float), X.shape[1:]) for b in (lower, upper)
-    )
-    if not np.all(lower < upper):
-        raise ValueError("the bounds must satisfy lower < upper for every feature")
+    X, lower, upper = _check_box(X, lower, upper)
     if not 0 < var_floor <= 1:
         raise ValueError(f"var_floor must be in (0, 1], got {var_floor!r}")
     if (count is None) == (epsilon_count is None):
@@ -264,20 +290,8 @@ def centred_sums(
         epsilons.append(check_epsilon(epsilon_squares))
     rng = check_random_state(random_state)
     statistics = _BlockStatistics(lower, upper, n_groups, squares=len(epsilons) == 3)
-    if groups is None:
-        arrays = (X,)
-    elif is_dask_collection(groups):  # codes checked where their blocks are computed
-        arrays = (X, groups)
-    else:
-        groups = np.asarray(groups)
-        if groups.shape != (X.shape[0],) or (
-            groups.size and (groups.min() < 0 or groups.max() >= n_groups)
-        ):
-            raise ValueError(f"groups must be {X.shape[0]} integers in [0, n_groups={n_groups})")
-        arrays = (X, groups.astype(np.int64))
-    exact_count, exact_sums, exact_squares, n_clipped = sum_blocks(statistics, *arrays)
+    exact_count, exact_sums, exact_squares = _exact(statistics, X, groups, stacklevel + 1)
     d = X.shape[1]
-    warn_clipped(int(n_clipped), count_rows(X) * d, stacklevel=stacklevel + 1)
     centre, half = statistics.centre, statistics.half
     exact_squares = exact_squares if len(epsilons) == 3 else None
 

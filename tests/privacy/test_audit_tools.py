@@ -11,8 +11,10 @@ chosen to move the released statistic by its whole sensitivity:
   extra one at 1.5, alone in its bin (sensitivity 1); the audit sees that bin's
   noisy count;
 * ``mean`` and ``var`` with bounds ``[-1, 1]``: three records at -1 and the extra one
-  at 1 (it moves the count by 1 and the centred sum by ``h = 1``); the audit sees the
-  post-processed mean or variance, which carries the whole budget;
+  at 1 (for ``var`` it moves the count by 1 and the centred sum by ``h = 1``; for
+  ``mean`` its distance to the lower bound, 1, is the whole L1 sensitivity of the
+  pair of distance sums); the audit sees the post-processed mean or variance, which
+  carries the whole budget;
 * ``quantile`` at 0.5 with bounds ``[-1, 1]`` (the default path: JointExp, values
   snapped to the candidates) on 5 public candidates: six records spread over the box,
   the extra one at 1; removing it pulls the median down.
@@ -27,6 +29,7 @@ import skdp.tools._histogram as histogram_module
 import skdp.tools._quantile as quantile_module
 import skdp.tools._statistics as module
 import skdp.utils._centred_sums as sums_module
+import skdp.utils._two_sided as two_sided_module
 from skdp.tools import count_nonzero, histogram, mean, quantile, sum, var
 from skdp.utils._audit import audit
 
@@ -117,6 +120,10 @@ def moments_too_little_noise(monkeypatch):
     _tenfold(monkeypatch, sums_module, "geometric")
 
 
+def mean_too_little_noise(monkeypatch):
+    _tenfold(monkeypatch, two_sided_module, "laplace")
+
+
 def quantile_too_little_noise(monkeypatch):
     real = quantile_module.joint_quantiles
 
@@ -132,7 +139,8 @@ def quantile_too_little_noise(monkeypatch):
         (sum_too_little_noise, "sum"),
         (count_too_little_noise, "count_nonzero"),
         (histogram_too_little_noise, "histogram"),
-        (moments_too_little_noise, "mean"),
+        (mean_too_little_noise, "mean"),
+        (moments_too_little_noise, "var"),
         (quantile_too_little_noise, "quantile"),
     ],
 )

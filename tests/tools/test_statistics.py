@@ -222,3 +222,10 @@ def test_var_splits_its_budget_evenly(function):
     spends = sorted((entry.mechanism, entry.epsilon) for entry in ledger.entries)
     assert [name for name, _ in spends] == ["geometric", "laplace", "laplace"]
     np.testing.assert_allclose([eps for _, eps in spends], [0.3, 0.3, 0.3], rtol=1e-12)
+
+
+@pytest.mark.parametrize("function", FUNCTIONS, ids=lambda f: f.__name__)
+def test_the_clipping_warning_points_at_the_caller(function):
+    with pytest.warns(UserWarning, match="clipped") as caught:
+        function(np.array([0.0, 50.0]), epsilon=1.0, bounds=(0.0, 10.0), random_state=0)
+    assert [w.filename for w in caught] == [__file__]
