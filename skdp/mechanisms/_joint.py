@@ -224,11 +224,12 @@ def joint_exponential_batch(
     Row ``r``'s output is drawn exactly as ``joint_exponential(ranks[r], targets[r],
     total=totals[r], sensitivity=sensitivities[r], epsilon=epsilons[r], ...)`` would
     draw it, and the rows are drawn in order from the one generator: the same law
-    per row and the same draws, bit for bit, as a loop of single calls (the float
-    programs of all rows run in the same numpy calls, :mod:`._joint_forward`, and each
-    row's floats are those of a call on that row alone). Each row charges its own
-    ``epsilons[r]`` to the ledger (one record per row, before its draw), as the loop
-    would: ``epsilons[r]``-DP per row when row ``r``'s score has sensitivity
+    per row and the same draws, bit for bit, as a loop of single calls. The float
+    programs of all rows run in the same numpy calls
+    (:func:`skdp.mechanisms._joint_forward.forward`), and each row's floats are
+    those of a call on that row alone. Each row charges its own ``epsilons[r]`` to
+    the ledger (one record per row, before its draw), as the loop would:
+    ``epsilons[r]``-DP per row when row ``r``'s score has sensitivity
     ``sensitivities[r]``; the rows compose as the caller's proof says (a record that
     touches every row: sequentially).
 

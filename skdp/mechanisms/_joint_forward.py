@@ -23,6 +23,7 @@ _WINDOWED_MARGIN = 2.0**-30
 # windowed proposal would be rejected too often: the pair matrix's tighter margin is used
 _WINDOWED_MAX_SLACK = 2.0**-8
 _WINDOWED_FROM = 48  # candidates from which the O(K log K) program beats the pair matrix
+_TABLE_ENTRIES = 2**16  # range-sum table entries of one batch of rows (512 kB)
 
 
 def _log_column_sums(X):
@@ -110,20 +111,19 @@ class _RangeLogSums:
 
     def __init__(self, v):
         rows, K = v.shape
-        size = max(2, 1 << (K - 1).bit_length())
-        self.v = np.full((rows, size), -np.inf)
-        self.v[:, :K] = v
-        self.table = np.full((size.bit_length() - 1, rows, size), -np.inf)
+        self.v = v
+        # levels of blocks of 2, 4, ... (only the positions in [0, K) that queries
+        # read: missing terms beyond K would be -inf and add nothing, as
+        # logaddexp(-inf, x) == x exactly, so the values are those of full blocks)
+        self.table = np.empty((max(1, (K - 1).bit_length()), rows, K))
         for level in range(self.table.shape[0]):
             half = 1 << level
-            # only what a query in [0, K) reads: the -inf beyond K add nothing
-            # (logaddexp(-inf, x) == x exactly), so the values are those of full blocks
             full = K // (2 * half) * 2 * half
-            _running_sums(self.v[:, :full], self.table[level, :, :full], half)
+            _running_sums(v[:, :full], self.table[level, :, :full], half)
             for start in range(full, K, half):  # the last, partial block's halves
                 stop = min(start + half, K)
                 reverse = (start - full) // half == 0
-                _running_sums(self.v[:, start:stop], self.table[level, :, start:stop],
+                _running_sums(v[:, start:stop], self.table[level, :, start:stop],
                               stop - start, reverse=reverse)  # fmt: skip
 
     def max(self):
@@ -170,8 +170,9 @@ def _running_sums(v, out, half, *, reverse=None):
 def forward(bounds, targets, totals, rates, strict):
     """One ``(ell, last, log Z, slack)`` per row of ``bounds = (lo, hi)``.
 
-    By :func:`forward_windowed` (all such rows at once) for a row with non-decreasing
-    ranks and at least ``_WINDOWED_FROM`` candidates, unless its slack would make
+    By :func:`forward_windowed` for a row with non-decreasing ranks and at least
+    ``_WINDOWED_FROM`` candidates (all such rows at once, in batches whose range-sum
+    tables hold at most ``_TABLE_ENTRIES`` values: 512 kB), unless its slack would make
     the acceptance rate fall below ``1 - 2**-8``; else by the pair matrix (cheaper
     on a few candidates).
     """
@@ -180,11 +181,13 @@ def forward(bounds, targets, totals, rates, strict):
     out = [None] * R
     windowed = np.all(np.diff(lo, axis=1) >= 0, axis=1) & np.all(np.diff(hi, axis=1) >= 0, axis=1)
     rows = np.flatnonzero(windowed) if K >= _WINDOWED_FROM else np.empty(0, dtype=np.intp)
-    if rows.size:
+    per = max(1, _TABLE_ENTRIES // (3 * K * max(1, (K - 1).bit_length())))
+    for first in range(0, rows.size, per):  # tables of at most _TABLE_ENTRIES values
+        chunk = rows[first : first + per]
         fast = forward_windowed(
-            (lo[rows], hi[rows]), targets[rows], totals[rows], rates[rows], strict
+            (lo[chunk], hi[chunk]), targets[chunk], totals[chunk], rates[chunk], strict
         )
-        for r, result in zip(rows, fast, strict=True):
+        for r, result in zip(chunk, fast, strict=True):
             if result[3] * targets.shape[1] <= _WINDOWED_MAX_SLACK:
                 out[r] = result  # else huge rate x ranks: rare acceptances
     for r in range(R):

@@ -244,12 +244,14 @@ def _random_rows(rng, R, K, m):
     return lo, hi, targets, totals
 
 
-@pytest.mark.parametrize("windowed_from", [1, 48])
-def test_batch_is_bit_for_bit_a_loop_of_single_draws(monkeypatch, windowed_from):
+@pytest.mark.parametrize(("windowed_from", "table_entries"), [(1, 2**16), (48, 2**16), (1, 1)])
+def test_batch_is_bit_for_bit_a_loop_of_single_draws(monkeypatch, windowed_from, table_entries):
     # programs and draws of every row of one batched call against single calls on the
     # rows in order from the same generator: the same floats and the same indices
-    # (windowed_from=1 runs every row through the batched windowed program)
+    # (windowed_from=1 runs every row through the batched windowed program;
+    # table_entries=1 splits the batch into one row at a time)
     monkeypatch.setattr(forward_module, "_WINDOWED_FROM", windowed_from)
+    monkeypatch.setattr(forward_module, "_TABLE_ENTRIES", table_entries)
     rng = np.random.default_rng(0)
     for case in range(60):
         R, K, m = int(rng.integers(1, 6)), int(rng.integers(2, 90)), int(rng.integers(1, 4))
