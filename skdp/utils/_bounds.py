@@ -52,7 +52,13 @@ import numpy as np
 
 from skdp.exceptions import PublicBoundsWarning
 from skdp.mechanisms import check_random_state, geometric
-from skdp.utils._bounds_scan import feature_boxes, poisson_rows, poisson_subsample, subsample_rate
+from skdp.utils._bounds_scan import (
+    as_numeric,
+    feature_boxes,
+    poisson_rows,
+    poisson_subsample,
+    subsample_rate,
+)
 from skdp.utils._bounds_shares import (  # noqa: F401 (the rules' constants, re-exported)
     MARGIN_RECORDS,
     MAX_BOUNDS_SHARE,
@@ -174,10 +180,10 @@ def estimate_bounds(X, *, epsilon, tier=1, n_noisy=None, random_state=None):
     >>> estimate_bounds(ages, epsilon=0.5, random_state=0)
     (array([-0.]), array([90.50966799]))
     """
-    X = np.asarray(X, dtype=float)
+    X = as_numeric(X)  # integers stay integers: blocks are converted where read
     X = X.reshape(-1, 1) if X.ndim == 1 else X
-    if X.size and not (np.isfinite(X.min()) and np.isfinite(X.max())):  # nan propagates
-        raise ValueError("X must be finite to estimate its bounds")
+    if X.size and X.dtype.kind == "f" and not (np.isfinite(X.min()) and np.isfinite(X.max())):
+        raise ValueError("X must be finite to estimate its bounds")  # nan propagates
     d, rng = X.shape[1], check_random_state(random_state)
     if tier == 3:
         lower, upper = np.full(d, -FALLBACK_BOUND), np.full(d, FALLBACK_BOUND)
@@ -185,6 +191,7 @@ def estimate_bounds(X, *, epsilon, tier=1, n_noisy=None, random_state=None):
         epsilon = check_epsilon(epsilon)
         rate = subsample_rate(n_noisy, epsilon / 2)
         X, n_noisy = poisson_subsample(X, rate, rng), _expected(n_noisy, rate)
+        X = X.astype(float, copy=False)  # few rows at tier 2 (and -X of unsigned wraps)
         if X.shape[0]:
             positive, negative = np.maximum(X, 0).max(axis=1), np.maximum(-X, 0).max(axis=1)
         else:
@@ -355,7 +362,7 @@ def estimate_public_inputs(
     split["n_samples"] = count_share * epsilon
     out.n_samples = noisy_count(n_samples, epsilon=split["n_samples"], random_state=rng)
     if columns is not None:
-        columns = np.asarray(columns, dtype=float)
+        columns = as_numeric(columns)
         columns = columns.reshape(-1, 1) if columns.ndim == 1 else columns
         share, out.bounds_tier = bounds_share(out.n_samples, epsilon, columns.shape[1])
         split["bounds"] = share * epsilon

@@ -34,6 +34,7 @@ from skdp.utils._quantiles import _ANCHORED_GRID, _as_fraction
 __all__ = [
     "SUBSAMPLE_RECORDS",
     "SUBSAMPLE_ROWS",
+    "as_numeric",
     "column_counts",
     "feature_boxes",
     "feature_counts",
@@ -180,7 +181,10 @@ def feature_counts(X, rows=None):
     :func:`column_counts` column by column. No sort and no copy of a column: each
     block of rows (gathered from ``rows`` when given) is counted from the bits of its
     values (:func:`_bit_tables`) into one histogram of (feature, number of thresholds
-    at or below ``|x|``, sign bit), from which the counts are cumulative sums.
+    at or below ``|x|``, sign bit), from which the counts are cumulative sums. ``X``
+    of another numeric dtype (integers, float32) is read in its own dtype and
+    converted to float64 one block at a time (the same values as converting all of
+    it, without an ``n x d`` float64 copy).
 
     Examples
     --------
@@ -191,14 +195,21 @@ def feature_counts(X, rows=None):
     >>> bool(np.array_equal(below[1], column_counts(X[:, 1])[0])), int(negative[1])
     (True, 499)
     """
-    X = np.asarray(X, dtype=float)
+    X = as_numeric(X)
     n, d = X.shape[0] if rows is None else rows.size, X.shape[1]
     width = 2 * (_ANCHORED_GRID.size + 2)  # (thresholds <= |x|: 0..G+1, sign bit)
     offsets = np.arange(d, dtype=np.int64) * width
     histogram = np.zeros(d * width, dtype=np.int64)
     step = max(1, _CELLS // max(d, 1))
+    direct = rows is None and X.dtype == np.float64
+    buffer = None if direct else np.empty((min(step, n), d))
     for start in range(0, n, step):
-        block = X[start : start + step] if rows is None else X[rows[start : start + step]]
+        stop = min(start + step, n)
+        if direct:
+            block = X[start:stop]
+        else:  # gathered and converted into one float64 buffer
+            block = buffer[: stop - start]
+            block[...] = X[start:stop] if rows is None else X[rows[start:stop]]
         bits = block.view(np.int64)
         magnitude = bits & np.int64(0x7FFFFFFFFFFFFFFF)
         cell = magnitude >> _SHIFT
@@ -217,6 +228,20 @@ def feature_counts(X, rows=None):
     below = np.cumsum(at_most, axis=1)[:, :-1]
     nonzero = histogram[:, 2:]
     return below, nonzero[:, :, 1].sum(axis=1), nonzero[:, :, 0].sum(axis=1)
+
+
+def as_numeric(X):
+    """``X`` as an array of its own numeric dtype (bool, integer or float), else float64.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdp.utils._bounds_scan import as_numeric
+    >>> as_numeric(np.arange(3, dtype=np.int8)).dtype, as_numeric([1, 2.5]).dtype
+    (dtype('int8'), dtype('float64'))
+    """
+    X = np.asarray(X)
+    return X if X.dtype.kind in "biuf" else X.astype(float)
 
 
 def scan_counts(below, n_values, q, *, epsilon, random_state, candidates=_ANCHORED_GRID):

@@ -8,6 +8,8 @@ side either way); the mutant scans the subsample with ten times the epsilon it c
 for ("the subsample amplifies privacy by 1 / rate"), which the audit must flag.
 """
 
+import tracemalloc
+
 import numpy as np
 import pytest
 
@@ -64,6 +66,31 @@ def test_feature_counts_are_column_counts_of_every_column_in_one_pass(order):
             expected = column_counts(column)
             assert np.array_equal(below[j], expected[0])
             assert (negative[j], positive[j]) == expected[1:]
+
+
+def _same(first, second):
+    return all(np.array_equal(a, b) for a, b in zip(first, second, strict=True))
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.int16, np.uint8, np.float32, bool])
+def test_other_dtypes_are_read_in_blocks_with_the_counts_and_bounds_of_float64(dtype):
+    rng = np.random.default_rng(4)
+    X = rng.integers(0, 200, size=(600_000, 3)).astype(dtype)
+    X[:, 1] = X[:, 1] * (-1 if np.issubdtype(dtype, np.signedinteger) else 1)
+    as_float = X.astype(float)
+    rows = poisson_rows(X.shape[0], 0.3, rng)
+    for subset in (None, rows):
+        assert _same(feature_counts(X, subset), feature_counts(as_float, subset))
+    tracemalloc.start()
+    box = estimate_bounds(X, epsilon=1.0, n_noisy=X.shape[0], random_state=5)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 0.25 * as_float.nbytes  # a float64 copy of X alone is as_float.nbytes
+    assert _same(box, estimate_bounds(as_float, epsilon=1.0, n_noisy=X.shape[0], random_state=5))
+    small = X[:300]
+    for tier in (2, 3):
+        expected = estimate_bounds(small.astype(float), epsilon=1.0, tier=tier, random_state=6)
+        assert _same(estimate_bounds(small, epsilon=1.0, tier=tier, random_state=6), expected)
 
 
 def test_the_rate_is_public_and_keeps_enough_rows_for_the_scan():
