@@ -68,16 +68,21 @@ class Centring:
         return self.mean - self.origin
 
     def squared_norms(self):
-        """``||x_i - mean||^2`` of every clipped row: one pass over the rows, a block
-        of ``_CELLS`` values centred at a time (in cache: no copy of the rows, no
-        BLAS call, whose threads only add overhead for a product with one vector)."""
+        """``||x_i - mean||^2`` of every clipped row, as ``||r_i||^2 - 2 r_i . s +
+        ||s||^2`` (``s`` the mean's offset from ``origin``; rounding relative to the
+        box, which the rows lie in): one pass over the rows, a block of ``_CELLS``
+        values at a time, so that the product with ``s`` reads the block from cache
+        (over all rows at once, BLAS's threads cost more than they bring)."""
         shift, rows = self._shift, self.rows
         squared = np.empty(rows.shape[0])
         step = max(1, _CELLS // max(rows.shape[1], 1))
+        offset = shift @ shift
         for start in range(0, rows.shape[0], step):
-            centred = rows[start : start + step] - shift
-            np.einsum("ij,ij->i", centred, centred, out=squared[start : start + step])
-        return squared
+            block, out = rows[start : start + step], squared[start : start + step]
+            np.einsum("ij,ij->i", block, block, out=out)
+            out -= 2.0 * (block @ shift)
+            out += offset
+        return np.maximum(squared, 0.0, out=squared)
 
     def _long_rows(self, norm, squared_norms):
         """Indices and ``||x_i - mean||^2`` of the rows longer than ``norm``.
