@@ -32,6 +32,7 @@ __all__ = ["Centring", "private_centring", "private_row_norm"]
 SHRINK = 2.0
 _CELLS = 2**15  # values per block of the norm pass (256 kB)
 _MIN_NORM = 2.0**-30
+_NORMS = 2**16  # norms counted at a time (512 kB)
 
 
 @dataclass
@@ -182,12 +183,16 @@ def private_row_norm(centring, epsilon, *, random_state):
     each rank query by one), for the ``NORM_QUANTILE`` level adjusted by
     :func:`~skdp.utils._bounds.margin_quantile`. The norms are ``>= 0``, so ``#{|x| <
     c} = #{x < c}``, and their counts are taken in one pass
-    (:func:`~skdp.utils._bounds_scan.feature_counts`) instead of a sort.
+    (:func:`~skdp.utils._bounds_scan.feature_counts`, a block of norms at a time)
+    instead of a sort.
     """
     spend = norm_share(centring.n, epsilon) * epsilon
     q = margin_quantile(NORM_QUANTILE, centring.n, spend)
     squared = centring.squared_norms()
-    below = feature_counts(np.sqrt(squared)[:, np.newaxis])[0][0]
+    below = sum(  # counts add up over blocks: no copy of the n norms
+        feature_counts(np.sqrt(squared[start : start + _NORMS])[:, np.newaxis])[0][0]
+        for start in range(0, max(squared.size, 1), _NORMS)
+    )
     norm = scan_counts(below, squared.size, q, epsilon=spend, random_state=random_state)
     return spend, max(norm, _MIN_NORM), squared
 
