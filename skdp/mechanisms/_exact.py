@@ -95,6 +95,14 @@ _RUN_LIMITS = np.array(
     [_RUN_RANGE // math.factorial(j) for j in range(_RUN_DEPTH, 0, -1)], dtype=np.int64
 )  # 20!/20!, 20!/19!, ..., 20!/1!: increasing
 _BLOCK_COINS = 3
+# Above this many entries a pass draws the fewest coins (the draws cost more than
+# the passes); below, more coins per pass save passes.
+_MANY = 1024
+
+
+def _passes(entries, few, many):
+    """Coins per entry and pass: ``few`` for up to ``_MANY`` entries, else ``many``."""
+    return few if entries <= _MANY else many
 
 
 def _first_failures(fraction, denominator, rng, *, depth=_RUN_DEPTH):
@@ -109,41 +117,55 @@ def _first_failures(fraction, denominator, rng, *, depth=_RUN_DEPTH):
     ``depth!`` (``_RUN_LIMITS``), that of the g coins from ``_BLOCK_COINS`` uniforms
     below ``denominator`` per pass. Entries still running after ``depth`` steps (chance
     ``1 / depth!``) go on one step at a time with fresh coins: the run's draw says
-    nothing about the steps after ``depth``. Every choice is a uniform integer: exact.
+    nothing about the steps after ``depth``. With more than ``_MANY`` entries (and
+    ``g < 1``) every step is one pass over the entries still running, as in Canonne
+    et al.: fewer draws per entry. Every choice is a uniform integer: exact.
     """
-    unit = np.ndim(fraction) == 0
-    size = int(fraction) if unit else fraction.size
+    if np.ndim(fraction) == 0:
+        size, fraction, denominator = int(fraction), 1, 1  # g = 1
+    else:
+        size = fraction.size
+        if size > _MANY:
+            failures = np.zeros(size, dtype=np.int64)
+            return _step_by_step(fraction, denominator, rng, failures, np.arange(size), 1)
     limits = _RUN_LIMITS if depth == _RUN_DEPTH else _run_limits(depth)
     run = rng.integers(0, limits[-1], size=size)  # limits[-1] = depth!
     # the first failing 1/k coin: 1 + #{k <= depth: V < depth!/k!}; depth + 1 if none
-    first = 1 + depth - np.searchsorted(limits, run, side="right")
-    if unit:
-        failures = first
-        undecided = np.flatnonzero(first > depth)
-        k = depth + 1
+    failures = 1 + depth - np.searchsorted(limits, run, side="right")
+    if np.ndim(fraction) == 0:
+        undecided = np.flatnonzero(failures > depth)
     else:
-        failures = np.zeros(size, dtype=np.int64)
-        undecided = np.arange(size)
-        k = 1
+        first, failures = failures, np.zeros(size, dtype=np.int64)
+        undecided, k = np.arange(size), 1
         while undecided.size and k <= depth:
             coins = rng.integers(0, denominator, size=(undecided.size, _BLOCK_COINS))
             failed = coins >= fraction[undecided, np.newaxis]
             other = np.where(failed.any(axis=1), k + np.argmax(failed, axis=1), depth + 2)
             step = np.minimum(first[undecided], other)
-            decided = step <= min(k + _BLOCK_COINS - 1, depth)  # first[...] > depth: unknown
+            decided = step <= min(k + _BLOCK_COINS - 1, depth)  # first > depth: unknown
             failures[undecided[decided]] = step[decided]
             undecided = undecided[~decided]
             k += _BLOCK_COINS
-        k = depth + 1  # left: every step up to depth succeeded
-    threshold = 1 if unit else fraction
+    # left: every step up to depth succeeded
+    return _step_by_step(fraction, denominator, rng, failures, undecided, depth + 1)
+
+
+def _step_by_step(fraction, denominator, rng, failures, undecided, k):
+    """Go on from step ``k``: one pass per step, Bernoulli(g / k) as a uniform below
+    ``denominator k`` compared with ``fraction``; writes into ``failures``."""
     while undecided.size:
-        high = k if unit else denominator * k
-        mark = threshold if unit else threshold[undecided]
-        failed = rng.integers(0, high, size=undecided.size) >= mark
+        mark = fraction if np.ndim(fraction) == 0 else fraction[undecided]
+        failed = rng.integers(0, denominator * k, size=undecided.size) >= mark
         failures[undecided[failed]] = k
         undecided = undecided[~failed]
         k += 1
     return failures
+
+
+def _coins(entries):
+    """Coins per pass such that ``entries`` runs of exp(-1) coins all end within it
+    about half the time: ``ceil(log(2 entries))``."""
+    return max(1, math.ceil(math.log(2 * entries)))
 
 
 def _run_limits(depth):
@@ -171,7 +193,7 @@ def _all_heads(counts, rng, *, depth=_RUN_DEPTH):
     pending = np.flatnonzero(left > 0)
     while pending.size:
         needed = left[pending]
-        coins = int(min(needed.max(), max(1, math.ceil(math.log(2 * pending.size)))))
+        coins = int(min(needed.max(), _passes(pending.size, _coins(pending.size), 1)))
         heads = _exp_neg_one_heads((pending.size, coins), rng, depth=depth)
         run = np.where(heads.all(axis=1), coins, np.argmin(heads, axis=1))
         failed = run < np.minimum(needed, coins)

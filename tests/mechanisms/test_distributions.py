@@ -14,6 +14,7 @@ from scipy import integrate, stats
 
 from skdp import PrivacyLedger
 from skdp.mechanisms import (
+    _exact,
     check_random_state,
     exponential,
     geometric,
@@ -113,6 +114,14 @@ def _laplace_noisy_max_probs(scores, sensitivity, epsilon, monotonic):
 # ------------------------------------------------------------------ exact Bernoulli
 
 
+@pytest.fixture(params=["few", "many"])
+def sampler_path(request, monkeypatch):
+    """Run a test through the samplers' small-array passes ("few": blocks of coins per
+    pass) and their large-array passes ("many": one step or one coin per pass)."""
+    monkeypatch.setattr(_exact, "_MANY", 10**9 if request.param == "few" else 0)
+    return request.param
+
+
 @pytest.mark.parametrize(
     ("numerator", "denominator"),
     [(3, 10), (1, 1), (5, 2), (70, 10), (round(0.3 * 2**55), 2**55)],
@@ -144,7 +153,7 @@ def test_bernoulli_exp_neg_zero_and_shape():
 
 @pytest.mark.parametrize("depth", [1, 3, 20], ids=["depth1", "depth3", "depth20"])
 @pytest.mark.parametrize("fraction", [None, 0, 3, 9, 10], ids=lambda f: f"g={f}")
-def test_first_failure_has_the_exact_law(depth, fraction):
+def test_first_failure_has_the_exact_law(depth, fraction, sampler_path):
     """P[J > j] = g**j / j! for the first failure J of Bernoulli(g / k), k = 1, 2, ...
 
     ``depth`` 1 and 3 send most runs (and every run past 3 steps) through the
@@ -174,7 +183,7 @@ def test_first_failure_has_the_exact_law(depth, fraction):
 
 
 @pytest.mark.parametrize("depth", [2, 20])
-def test_whole_parts_and_fractions_together_have_the_exact_law(depth):
+def test_whole_parts_and_fractions_together_have_the_exact_law(depth, sampler_path):
     """exp(-w - f) for mixed integer parts 0..6 and fractions, one call (binomial per value)."""
     rng = np.random.default_rng(22)
     numerators = np.repeat([0, 7, 10, 23, 40, 45, 60], 60_000)  # denominator 10
