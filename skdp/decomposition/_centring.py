@@ -88,19 +88,26 @@ class Centring:
     def _long_rows(self, norm, squared_norms):
         """Indices and ``||x_i - mean||^2`` of the rows longer than ``norm``.
 
-        Without ``squared_norms``: one pass for ``||r_i||``; only the rows with
-        ``||r_i|| + ||s|| > norm`` (the triangle inequality) are centred and measured.
+        Without ``squared_norms``: one pass for ``||r_i||``, a block of ``4 _CELLS``
+        values at a time (no n-vector); only the rows with ``||r_i|| + ||s|| > norm``
+        (the triangle inequality) are centred and measured.
         """
         if squared_norms is not None:
             long = np.flatnonzero(squared_norms > norm**2)
             return long, squared_norms[long]
         reach = norm - np.linalg.norm(self._shift)
-        raw = np.einsum("ij,ij->i", self.rows, self.rows)
-        candidates = np.flatnonzero(raw > reach**2) if reach > 0 else np.arange(raw.size)
-        centred = self.rows[candidates] - self._shift
-        squared = np.einsum("ij,ij->i", centred, centred)
-        keep = squared > norm**2
-        return candidates[keep], squared[keep]
+        found, lengths = [np.empty(0, dtype=np.intp)], [np.empty(0)]
+        step = max(1, 4 * _CELLS // max(self.rows.shape[1], 1))
+        for start in range(0, self.rows.shape[0], step):
+            block = self.rows[start : start + step]
+            raw = np.einsum("ij,ij->i", block, block)
+            candidates = np.flatnonzero(raw > reach**2) if reach > 0 else np.arange(raw.size)
+            centred = block[candidates] - self._shift
+            squared = np.einsum("ij,ij->i", centred, centred)
+            keep = squared > norm**2
+            found.append(start + candidates[keep])
+            lengths.append(squared[keep])
+        return np.concatenate(found), np.concatenate(lengths)
 
     def scatter(self, norm, *, squared_norms=None, stacklevel):
         """``Z^T Z``, ``Z`` the centred rows scaled to norm at most ``norm``, over ``norm``.
