@@ -113,3 +113,34 @@ def test_quantiles_inside_declared_bounds_spend_epsilon():
     assert np.all(np.abs(scaler.data_min_ - exact[0]) < [0.2, 2]), scaler.data_min_
     assert np.all(np.abs(scaler.data_max_ - exact[1]) < [0.2, 2]), scaler.data_max_
     assert scaler._privacy_budget().epsilon == 2.0
+
+
+@pytest.mark.parametrize("levels", [(0.01, 0.99), (0.25, 0.5, 0.75)])
+def test_the_batched_draws_are_those_of_one_draw_per_feature(levels):
+    # feature_quantiles draws the d features in one JointExp batch: the same
+    # quantiles and ledger records as joint_draw called feature by feature
+    from fractions import Fraction
+
+    from skdp.preprocessing._base import feature_quantiles
+    from skdp.utils._joint_quantiles import grid_ranks, joint_draw
+
+    data = np.random.default_rng(3).normal(size=(6000, 4)) * [1.0, 5.0, 0.1, 30.0]
+    lower, upper = np.array([-3.0, -9.0, -0.5, -50.0]), np.array([3.0, 20.0, 0.2, 80.0])
+    fractions = [Fraction(level).limit_denominator(100) for level in levels]
+    with PrivacyLedger() as batched:
+        found = feature_quantiles(
+            data, fractions, lower, upper, n_candidates=257, epsilon=0.8, ledger=batched,
+            budget=0.8, rng=np.random.default_rng(9),
+        )  # fmt: skip
+    below, at_or_below = grid_ranks(data, lower, upper, 257)
+    rng, expected = np.random.default_rng(9), []
+    with PrivacyLedger() as looped:
+        for j in range(4):
+            candidates = np.linspace(lower[j], upper[j], 257)
+            expected.append(joint_draw(below[j], at_or_below[j], 6000, fractions,
+                                       candidates, 0.2, rng))  # fmt: skip
+    assert np.array_equal(found, np.array(expected).T)
+    assert [e.epsilon for e in batched.entries] == pytest.approx(
+        [e.epsilon for e in looped.entries]
+    )
+    assert len(batched.entries) == 4 and batched.total.epsilon == pytest.approx(0.8)
