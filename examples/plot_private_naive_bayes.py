@@ -82,9 +82,10 @@ for name, rows in scores.items():
 # Reading the figure
 # ------------------
 # * At ``epsilon=0.1`` and 0.3 the noise on 35 records per class is larger than the
-#   features' range: the model's rule for budgets too small for the data applies, and
-#   it predicts the class with the largest noisy count (``model.fallback_`` is True)
-#   instead of guessing from noise, so no split falls below one class in three.
+#   features' range: the model's rule for budgets too small for the data applies
+#   (``model.fallback_`` is True), and it takes uniform class priors instead of the
+#   noisy counts; its noisy means still carry some signal, but single splits can fall
+#   below one class in three.
 # * Declared bounds are worth a lot on small data: ``bounds=None`` spends up to 60% of
 #   the budget on the box, and the box it can afford holds 0 and serves every feature.
 # * With the same declared bounds and splits, diffprivlib 0.6.6's GaussianNB scored
