@@ -23,6 +23,7 @@ from skdp.decomposition._spectrum import (
 )
 from skdp.mechanisms import check_random_state
 from skdp.utils._bounds import estimate_public_inputs
+from skdp.utils._erm_solver import blas_threads
 from skdp.utils._numeric_input import validate_numeric_data
 from skdp.utils.validation import (
     EPSILON_CONSTRAINT,
@@ -306,12 +307,13 @@ class PCA(
             split = {key: found.epsilon_split[key] for key in ("n_samples", "bounds")}
             split.update({key: share * found.remaining for key, share in MEAN_SPLIT.items()})
             lower, upper = found.bounds if declared is None else declared
-            centring = private_centring(
-                X, lower, upper, epsilon_count=split["count"], epsilon_sums=split["mean"],
-                stacklevel=4, random_state=rng,
-            )  # fmt: skip
-            split["data_norm"], norm, squared = self._row_norm(centring, epsilon, rng)
-            scatter = centring.scatter(norm, squared_norms=squared, stacklevel=3)
+            with blas_threads(d):  # narrow products: threads only spin (blas_threads)
+                centring = private_centring(
+                    X, lower, upper, epsilon_count=split["count"], epsilon_sums=split["mean"],
+                    stacklevel=4, random_state=rng,
+                )  # fmt: skip
+                split["data_norm"], norm, squared = self._row_norm(centring, epsilon, rng)
+                scatter = centring.scatter(norm, squared_norms=squared, stacklevel=3)
             left = closing_share(epsilon, ledger.total.epsilon)  # closes the ledger exactly
             self.method_ = self._resolve_method(d, k, centring.n, left)
             eigenvalues, components = self._release(scatter, k, left, split, rng)
