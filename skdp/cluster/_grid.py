@@ -10,12 +10,15 @@ import math
 import numpy as np
 
 from skdp.mechanisms import geometric
+from skdp.utils._grid_index import flat_index, grid_positions
 
 __all__ = [
     "MAX_CELLS",
     "cell_centres",
     "cell_index",
     "count_cells",
+    "flat_index",
+    "grid_positions",
     "noisy_histogram",
     "norm_sub",
     "uniform_grid_shape",
@@ -140,36 +143,6 @@ def count_cells(values, shape, scale, cells=None, *, chunk_rows=CHUNK_ROWS):
     return total
 
 
-def flat_index(position, shape):
-    """``np.ravel_multi_index(position.T, shape)`` for any number of dimensions.
-
-    numpy's takes at most 32 (digits has 64 features, most of them one cell wide).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from skdp.cluster._grid import flat_index, grid_positions
-    >>> flat_index(np.array([[1, 2], [0, 1]]), (2, 3)).tolist()
-    [5, 1]
-    >>> grid_positions(np.array([5, 1]), (2, 3)).tolist()
-    [[1, 2], [0, 1]]
-    """
-    strides = np.ones(len(shape), dtype=np.int64)
-    for j in range(len(shape) - 2, -1, -1):
-        strides[j] = strides[j + 1] * shape[j + 1]
-    return np.asarray(position, dtype=np.int64) @ strides
-
-
-def grid_positions(flat, shape):
-    """``np.column_stack(np.unravel_index(flat, shape))`` for any number of dimensions."""
-    remaining = np.array(flat, dtype=np.int64, copy=True).ravel()
-    position = np.empty((remaining.size, len(shape)), dtype=np.int64)
-    for j in range(len(shape) - 1, -1, -1):
-        position[:, j] = remaining % shape[j]
-        remaining //= shape[j]
-    return position
-
-
 def noisy_histogram(counts, *, epsilon, rng):
     """Discrete-Laplace noisy count of every cell of the grid (flat, C order).
 
@@ -194,7 +167,7 @@ def noisy_histogram(counts, *, epsilon, rng):
 
 def cell_centres(shape, cells):
     """Centres, in ``[-1, 1]^d``, of the cells with the given flat indices."""
-    position = np.column_stack(np.unravel_index(cells, shape)).astype(float)
+    position = grid_positions(cells, shape).astype(float)
     return (position + 0.5) / np.asarray(shape) * 2.0 - 1.0
 
 

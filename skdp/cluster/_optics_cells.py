@@ -16,6 +16,21 @@ from skdp.cluster._weighted_optics import weighted_optics
 __all__ = ["cluster_cells"]
 
 
+def _as_grid(histogram, shape):
+    """``histogram`` in the grid's shape; flat (C order) past numpy's dimension limit
+    (32 on numpy 1, 64 on numpy 2: one dimension per feature)."""
+    flat = np.asarray(histogram).reshape(-1)
+    if flat.size != math.prod(shape):
+        raise ValueError(
+            f"histogram has {flat.size} cells, but the grid {tuple(shape)} has "
+            f"{math.prod(shape)}: pass the histogram_ of a model with this grid_shape_."
+        )
+    try:
+        return flat.reshape(shape)
+    except ValueError:  # more dimensions than numpy arrays can have
+        return flat
+
+
 def cluster_cells(model, histogram):
     """Set ``model``'s clustering attributes from a noisy ``histogram`` (post-processing).
 
@@ -23,7 +38,7 @@ def cluster_cells(model, histogram):
     of ``histogram``, the public parameters and ``bounds_``, ``grid_shape_``.
     """
     lower, upper = model.bounds_
-    model.histogram_ = np.asarray(histogram).reshape(model.grid_shape_)
+    model.histogram_ = _as_grid(histogram, model.grid_shape_)
     weights = norm_sub(model.histogram_.ravel())
     occupied = np.flatnonzero(weights)
     half = (upper - lower) / 2

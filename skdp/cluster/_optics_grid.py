@@ -242,6 +242,7 @@ def density_labels(model):
     labels, model.density_floor_, model.block_width_ = grid_eom_labels(
         model.histogram_,
         model.epsilon_split_["histogram"],
+        grid_shape=model.grid_shape_,
         cell_sides=(upper - lower) / np.asarray(model.grid_shape_),
         min_samples=model.min_samples,
         max_eps=model.max_eps,

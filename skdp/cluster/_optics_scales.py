@@ -53,9 +53,11 @@ def box_sum(histogram, radius):
     return out
 
 
-def grow_labels(labels, levels, low):
+def grow_labels(labels, levels, low, *, shape=None):
     """Extend labelled cells to unlabelled neighbours with ``levels >= low``, densest
     first (a priority flood); a cell takes the label of the cell it is reached from.
+    ``shape`` (default ``levels.shape``) is the grid's, whose dimensions set the
+    neighbours (:func:`skdp.cluster._optics_eom.eom_labels`).
 
     Examples
     --------
@@ -69,7 +71,7 @@ def grow_labels(labels, levels, low):
     candidates = np.flatnonzero((labels >= 0) | (flat >= low))
     if candidates.size == 0:
         return labels
-    positions = grid_positions(candidates, np.shape(levels))
+    positions = grid_positions(candidates, np.shape(levels) if shape is None else shape)
     neighbours = _neighbours(positions)
     local = np.full(flat.size, -1)
     local[candidates] = np.arange(candidates.size)
@@ -96,7 +98,14 @@ def _scale(histogram, epsilon, radius, density):
 
 
 def grid_eom_labels(
-    histogram, epsilon, *, cell_sides=None, min_samples=5, max_eps=np.inf, min_cluster_size=None
+    histogram,
+    epsilon,
+    *,
+    grid_shape=None,
+    cell_sides=None,
+    min_samples=5,
+    max_eps=np.inf,
+    min_cluster_size=None,
 ):
     """Cluster of every cell of a noisy histogram: :func:`eom_labels` at the scale with
     the most clusters, grown through the cells above a lower floor.
@@ -106,7 +115,10 @@ def grid_eom_labels(
     lies in windows above their floor: the level the summed discrete-Laplace noise of a
     window exceeds in about one cell of the grid (:func:`noise_floor`, a union over the
     cells), raised to the density of ``min_samples`` records in a ball of radius a
-    finite ``max_eps``. Noisy counts and public values only.
+    finite ``max_eps``. Noisy counts and public values only. ``grid_shape`` (default
+    ``histogram.shape``) is the grid's shape when ``histogram`` is given flat: past
+    numpy's dimension limit, the sums run over the dimensions more than one cell wide
+    (the others change no window) and the cells' positions keep every dimension.
 
     Returns
     -------
@@ -125,10 +137,11 @@ def grid_eom_labels(
     >>> int(labels.max()) + 1, width
     (2, 1)
     """
-    histogram = np.asarray(histogram, dtype=float)
+    shape = np.shape(histogram) if grid_shape is None else tuple(grid_shape)
+    histogram = np.asarray(histogram, dtype=float).reshape([m for m in shape if m > 1] or [1])
     density = 0.0
     if np.isfinite(max_eps) and cell_sides is not None:
-        d = histogram.ndim
+        d = len(shape)
         ball = math.pi ** (d / 2) / math.gamma(d / 2 + 1) * max_eps**d
         density = min_samples * float(np.prod(cell_sides)) / ball
     size = min_samples if min_cluster_size is None else min_cluster_size
@@ -142,7 +155,7 @@ def grid_eom_labels(
         if positive.size:
             labels[positive] = eom_labels(
                 levels.ravel()[positive],
-                grid_positions(positive, levels.shape),
+                grid_positions(positive, shape),
                 floor=floor,
                 min_cluster_mass=max(
                     float(size), 2 * noise_floor(epsilon, histogram.size / width, width) / width
@@ -156,4 +169,4 @@ def grid_eom_labels(
             break
     labels, levels, floor, width, radius = best
     low = GROW_SD * math.sqrt(width * noise_variance(epsilon))
-    return grow_labels(labels, levels, low), floor, 2 * radius + 1
+    return grow_labels(labels, levels, low, shape=shape), floor, 2 * radius + 1

@@ -9,6 +9,7 @@ from functools import partial
 import numpy as np
 import pandas as pd
 
+from skdp.utils._grid_index import flat_index
 from skdp.utils._stats import map_rows
 
 
@@ -52,7 +53,7 @@ class Model:
             return self.random_cuts.proba(positions, len(self.classes))
         if self.leaf_proba is not None:
             sizes = [len(a.cut) for a in self.columns.attributes]
-            cell = np.ravel_multi_index(positions.T, sizes) if sizes else 0
+            cell = flat_index(positions, sizes) if sizes else 0
             return self.leaf_proba[cell]
         proba = np.full((positions.shape[0], len(self.classes)), 1 / len(self.classes))
         if self.tree is not None and positions.shape[0]:

@@ -8,12 +8,13 @@ import pandas as pd
 from sklearn.tree import DecisionTreeClassifier
 
 from skdp.tree._budget import noise_floor as floor_of
+from skdp.utils._grid_index import grid_positions
 
 
 def cell_positions(sizes):
     """Cut position of every attribute for every cell, shape ``(cells, attributes)``."""
     n_cells = int(np.prod(sizes, dtype=np.int64))
-    return np.stack(np.unravel_index(np.arange(n_cells), sizes), axis=1)
+    return grid_positions(np.arange(n_cells), sizes)
 
 
 def release_frame(attributes, names, noisy, classes):

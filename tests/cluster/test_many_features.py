@@ -1,5 +1,7 @@
 """The clusterers' grids in many dimensions: digits' 64 features, default constructors."""
 
+import copy
+
 import numpy as np
 import pytest
 from sklearn.datasets import load_digits
@@ -41,3 +43,24 @@ def test_cells_touch_by_corners_in_few_dimensions_and_by_faces_in_many():
     assert 1 not in _neighbours(many)[0]
     many[1, 1] = 0
     assert 1 in _neighbours(many)[0]
+
+
+@pytest.mark.parametrize(
+    "estimator",
+    [DPOPTICS(random_state=0), DPOPTICS(cluster_method="xi", random_state=0),
+     DPKMeans(method="grid", random_state=0)],
+)  # fmt: skip
+@pytest.mark.filterwarnings("ignore")
+def test_grids_past_numpys_dimension_limit(estimator):
+    """One grid dimension per feature: 80 features is past numpy's 64 (32 on numpy 1)."""
+    X = np.random.default_rng(0).normal(size=(400, 80))
+    model = estimator.fit(X)
+    assert model.labels_.shape == (400,)
+    assert model.privacy_spent_.epsilon == pytest.approx(1.0, rel=1e-12)
+    if isinstance(model, DPOPTICS):
+        assert len(model.grid_shape_) == 80
+        assert model.histogram_.size == np.prod(model.grid_shape_)
+        # the released histogram alone gives the same clustering
+        again = copy.deepcopy(model).cluster_from_histogram(model.histogram_.copy())
+        np.testing.assert_array_equal(again.cell_labels_, model.cell_labels_)
+        np.testing.assert_array_equal(again.reachability_, model.reachability_)

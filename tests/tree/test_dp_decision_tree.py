@@ -222,3 +222,15 @@ def test_stopping_early_gives_the_unused_selection_budget_to_the_counts():
     assert model.n_levels_ == 1
     assert model.epsilon_split_["counts"] > 0.5
     assert model.privacy_spent_.epsilon == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("algorithm", ["maxgddp", "diffgen"])
+@pytest.mark.filterwarnings("ignore")
+def test_more_features_than_numpy_has_dimensions(algorithm):
+    """The cell table has one dimension per attribute: 80 is past numpy's 64 (32 on numpy 1)."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(3000, 80))
+    y = (X[:, 0] > 0).astype(int)
+    model = DPDecisionTree(algorithm=algorithm, epsilon=5.0, random_state=0).fit(X, y)
+    assert model.predict_proba(X).shape == (3000, 2)
+    assert model.score(X, y) > 0.8  # the informative first feature is found
