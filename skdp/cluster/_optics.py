@@ -110,7 +110,8 @@ class DPOPTICS(DifferentialPrivacyMixin, ClusterMixin, BaseEstimator):
         Cluster of each training point's cell (-1: noise): the private model applied
         to the training points; publishing them is not covered by the guarantee.
     histogram_ : ndarray of shape ``grid_shape_``
-        The released noisy cell counts.
+        The released noisy cell counts (flat, in C order, when the grid has more
+        dimensions than a numpy array can: 64, or 32 on numpy 1).
     cell_centers_, cell_weights_ : ndarray
         Centres (units of ``X``) and Norm-Sub weights of the occupied cells, the
         points OPTICS orders.
