@@ -193,5 +193,7 @@ def test_audit_flags_robust_quantiles_drawn_for_ten_times_epsilon(monkeypatch):
         return real(below, at_or_below, n, fractions, candidates, 10 * np.array(epsilons), rng)
 
     monkeypatch.setattr(scaler_base, "joint_draws", too_little_noise)
-    result = audit_robust(monkeypatch, n_search=60, n_samples=150)
+    # 150 / 400 draws: flagged on 10 of 10 audit seeds (60 / 150: 9 of 10; numpy 1's
+    # streams hit the tenth)
+    result = audit_robust(monkeypatch, n_search=150, n_samples=400)
     assert not result.passed, str(result)
