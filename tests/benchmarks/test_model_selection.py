@@ -35,3 +35,12 @@ def test_divided_gridsearch_gives_each_fit_its_share():
     divided = models["(b) divided GridSearchCV"]
     # 12 candidates x 5 folds + 1 refit = 61 fits at 0.1 each
     assert clone(divided.estimator).get_params()["model__epsilon"] == pytest.approx(0.1)
+
+
+def test_candidates_alone_fits_every_grid_point_at_the_total(tmp_path, capsys):
+    out = tmp_path / "candidates.csv"
+    options = ["--datasets", "iris", "--epsilons", "5", "--seeds", "1", "--grid", "svm"]
+    assert model_selection.main([*options, "--candidates", "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert text.count("| iris | 5 |") == 12
+    assert "{'C': 1.0, 'mechanism': 'objective'}" in text  # the default, as (a) fits it
