@@ -27,7 +27,7 @@ WARM_ROWS = 20_000  # rows of the subsample a warm start is found on (_warm_star
 WARM_TOL = 1e-4  # its stopping rule: the subsample's own error is larger
 
 # Designs of at most this many columns are solved with one BLAS thread (blas_threads).
-SINGLE_THREAD_DIM = 64
+SINGLE_THREAD_DIM = 1024
 
 
 def blas_threads(dim):
@@ -38,8 +38,13 @@ def blas_threads(dim):
     for threads to pay, and on a busy machine every threaded call waits for its
     slowest thread. Measured on the 2-core machine under a load of 20 (10^6 x 10,
     Hessian in blocks of 2^14 rows): 46 ms CPU and 0.42 s wall with one thread,
-    437 ms CPU and 2.3 s wall with two. Wider designs (random Fourier features) keep
-    the library's threads: there the Hessian is compute-bound.
+    437 ms CPU and 2.3 s wall with two. At load 2, one thread against two: Adult
+    one-hot (108 columns) PrivateSVM 1.27 s against 2.6 s wall (CPU 1.27 against
+    5.2 s), ObjectivePerturbationLogistic 0.44 against 0.69 s; 500 random Fourier
+    features 0.50 against 0.80 s; 2000 features (objective) 1.55 against 1.74 s.
+    Only output perturbation on 2000 features gained from two threads (188 against
+    232 s wall, for 10% more CPU), so designs wider than ``SINGLE_THREAD_DIM`` keep
+    the library's threads.
     """
     if dim <= SINGLE_THREAD_DIM:
         return _threadpools().limit(limits=1, user_api="blas")
