@@ -16,6 +16,7 @@ import pytest
 
 import skdp.utils._centred_sums as module
 from skdp.utils._audit import audit
+from tests._mutants import draws_for
 
 EPSILON = 1.0
 X = np.array([[0.0], [0.0], [0.0], [1.0]])
@@ -71,12 +72,7 @@ def test_centred_sums_pass_a_large_audit(name):
 
 
 def too_little_noise(monkeypatch):
-    real = module.laplace
-
-    def laplace(value, *, epsilon, **kwargs):
-        return real(value, epsilon=10 * epsilon, **kwargs)
-
-    monkeypatch.setattr(module, "laplace", laplace)
+    monkeypatch.setattr(module, "laplace", draws_for(10, module.laplace))
 
 
 def empty_group_not_noised(monkeypatch):

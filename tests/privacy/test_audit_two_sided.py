@@ -14,6 +14,7 @@ import pytest
 
 import skdp.utils._two_sided as module
 from skdp.utils._audit import audit
+from tests._mutants import draws_for
 
 EPSILON = 1.0
 X = np.array([[0.0], [0.0], [0.0], [1.0]])
@@ -56,12 +57,7 @@ def test_two_sided_mean_passes_a_large_audit():
 
 
 def too_little_noise(monkeypatch):
-    real = module.laplace
-
-    def laplace(value, *, epsilon, **kwargs):
-        return real(value, epsilon=10 * epsilon, **kwargs)
-
-    monkeypatch.setattr(module, "laplace", laplace)
+    monkeypatch.setattr(module, "laplace", draws_for(10, module.laplace))
 
 
 def empty_group_not_noised(monkeypatch):
