@@ -87,7 +87,9 @@ def test_the_dense_rows_are_built_in_one_allocation():
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
-    assert peak <= 1.1 * rows.nbytes  # column_stack then scale: two n x dim arrays
+    # column_stack then scale would be two n x dim arrays (+800 KB); numpy 1's ufunc
+    # buffers for the strided output add ~130 KB whatever n is
+    assert peak <= rows.nbytes + 2**18
     expected = np.column_stack([X, np.full(len(X), 3.0)]) * 0.25
     np.testing.assert_array_equal(rows, expected)
 
