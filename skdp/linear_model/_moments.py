@@ -177,15 +177,22 @@ def unit_design(blocks, *, fit_intercept):
     start = 0
     for i, (values, (shift, scale), (lower, upper)) in enumerate(blocks):
         values = np.asarray(values, dtype=float)
-        clipped = np.clip(values, lower, upper, out=design[:, start : start + widths[i]])
-        n_clipped[i] = np.count_nonzero(clipped != values)
-        clipped -= shift
-        clipped /= scale
+        # f(x) = (x - shift) / scale rounds monotonically (non-decreasing), so
+        # clip(f(clip(x, l, u)), -1, 1) = clip(f(x), clip(f(l), -1, 1), clip(f(u), -1, 1))
+        # bit for bit: scaled on a contiguous copy, then written into the design once
+        low, high = ((np.asarray(b, dtype=float) - shift) / scale for b in (lower, upper))
+        scaled = values - shift
+        scaled /= scale
+        # exact count: f(x) > f(l) implies x > l (and f(x) < f(u) x < u), so the
+        # compares only run when the scaled extremes leave the scaled box
+        if scaled.size and not (scaled.min() > np.max(low) and scaled.max() < np.min(high)):
+            n_clipped[i] = np.count_nonzero(values < lower) + np.count_nonzero(values > upper)
+        np.maximum(scaled, np.clip(low, -1.0, 1.0), out=scaled)
+        np.minimum(scaled, np.clip(high, -1.0, 1.0), out=design[:, start : start + widths[i]])
         start += widths[i]
         if i == 0 and fit_intercept:
             design[:, start] = 1.0
             start += 1
-    np.clip(design, -1.0, 1.0, out=design)  # float rounding of the scaling only
     return design, n_clipped
 
 
