@@ -454,3 +454,33 @@ def test_without_intercept_the_model_passes_through_the_origin():
         model.fit(X, y)
     assert model.intercept_ == 0.0
     assert model.predict(np.zeros((1, 3)))[0] == 0.0
+
+
+@pytest.mark.parametrize("centred", [True, False])
+def test_the_design_is_the_values_clipped_then_scaled_to_the_last_bit(centred):
+    """unit_design scales first and clips to the scaled box: the same bits as clipping
+    to the box then scaling, and the clipped values counted exactly (on a bound: not
+    clipped; one ulp past it: clipped)."""
+    rng = np.random.default_rng(2)
+    lower, upper = np.array([-1.3, 0.1, 2.0]), np.array([0.7, 3.3, 2.5])
+    X = rng.uniform(lower - 0.2, upper + 0.2, size=(5000, 3))
+    X[:2] = lower, upper
+    X[2] = np.nextafter(lower, -np.inf)
+    Y = rng.uniform(-3.0, 3.0, size=(5000, 1))
+    box_y = (np.full(1, -2.5), np.full(1, 2.5))
+    boxes = [(lower, upper), box_y]
+    scalings = [_moments.unit_scaling(*b, centred=centred) for b in boxes]
+    design, n_clipped = _moments.unit_design(
+        list(zip([X, Y], scalings, boxes, strict=True)), fit_intercept=centred
+    )
+    parts = []
+    for values, (shift, scale), (lo, hi) in zip([X, Y], scalings, boxes, strict=True):
+        parts.append(np.clip((np.clip(values, lo, hi) - shift) / scale, -1.0, 1.0))
+        if centred and len(parts) == 1:
+            parts.append(np.ones((X.shape[0], 1)))
+    np.testing.assert_array_equal(design, np.hstack(parts))
+    expected_x = np.count_nonzero((X < lower) | (X > upper))
+    assert n_clipped.tolist() == [expected_x, np.count_nonzero(np.abs(Y) > 2.5)]
+    assert _moments.unit_design(
+        [(np.clip(X, lower, upper), scalings[0], boxes[0])], fit_intercept=False
+    )[1].tolist() == [0]

@@ -162,3 +162,29 @@ def test_exact_statistics_take_blocks_not_copies_of_x():
     np.testing.assert_allclose(sums[1], t[groups == 1].sum(axis=0))
     np.testing.assert_allclose(squares[2], (t[groups == 2] ** 2 - 0.5).sum(axis=0))
     assert n_clipped == np.count_nonzero(np.abs(X) > 2.0) and count.tolist() == [100_000] * 3
+
+
+@pytest.mark.parametrize("n_groups", [1, 2])
+def test_clipped_values_are_counted_exactly_at_and_next_to_the_bounds(n_groups):
+    """The compares run only when the scaled block's extremes leave the scaled box;
+    values on a bound are not clipped, one ulp past it they are, and the sums are those
+    of the values clipped then scaled."""
+    from skdp.utils._centred_sums import _BlockStatistics
+
+    lower, upper = np.array([-1.3, 0.1, 2.0]), np.array([0.7, 3.3, 2.5])
+    X = np.random.default_rng(1).uniform(lower, upper, size=(1000, 3))
+    statistics = _BlockStatistics(lower, upper, n_groups, squares=True)
+    groups = np.arange(1000) % n_groups
+    assert statistics(X, groups)[3] == 0
+    X[:3] = lower, upper, (lower + upper) / 2
+    assert statistics(X, groups)[3] == 0
+    X[3] = np.nextafter(lower, -np.inf)
+    X[4, 1] = np.nextafter(upper[1], np.inf)
+    _, sums, squares, n_clipped = statistics(X, groups)
+    assert n_clipped == 4
+    t = np.clip((np.clip(X, lower, upper) - statistics.centre) / statistics.half, -1.0, 1.0)
+    for k in range(n_groups):
+        np.testing.assert_allclose(sums[k], t[groups == k].sum(axis=0), rtol=1e-13)
+        np.testing.assert_allclose(
+            squares[k], (t[groups == k] ** 2 - 0.5).sum(axis=0), rtol=1e-12, atol=1e-12
+        )
