@@ -85,6 +85,29 @@ _SHIFT = 52 - 4  # a cell is 1/16 of an octave: the grid's quarter steps fall ap
 _FIRST, _INSIDE = _bit_tables(_ANCHORED_GRID)
 
 
+def _signed_tables(first, inside, n_keys):
+    """:func:`_bit_tables` indexed by the top bits of the *signed* pattern (as uint64).
+
+    Cell ``s << (63 - _SHIFT) | k`` (sign bit ``s``) holds ``first[k] + s * n_keys``
+    and ``inside[k] + (s << 63)``: the bits of ``-|x|`` are those of ``|x|`` with the
+    sign bit set, so ``b >= inside'`` is ``|x| >= inside`` on either side, and one
+    gather gives the key ``(sign, #{thresholds <= |x|})`` without masking the sign
+    out. Cells of no finite value (NaN patterns) map to a negative key, which
+    ``np.bincount`` refuses.
+    """
+    half = 1 << (63 - _SHIFT)
+    signed_first = np.full(2 * half, -(2**62), dtype=np.int64)
+    signed_first[: first.size] = first
+    signed_first[half : half + first.size] = first + n_keys
+    signed_inside = np.full(2 * half, np.iinfo(np.uint64).max, dtype=np.uint64)
+    signed_inside[: inside.size] = inside.astype(np.uint64)
+    signed_inside[half : half + inside.size] = inside.astype(np.uint64) | np.uint64(1 << 63)
+    return signed_first, signed_inside
+
+
+_SIGNED_FIRST, _SIGNED_INSIDE = _signed_tables(_FIRST, _INSIDE, _ANCHORED_GRID.size + 2)
+
+
 def subsample_rate(n_noisy, epsilon_scan):
     """The public probability with which each row enters the scans (1: all rows).
 
@@ -197,7 +220,7 @@ def feature_counts(X, rows=None):
     """
     X = as_numeric(X)
     n, d = X.shape[0] if rows is None else rows.size, X.shape[1]
-    width = 2 * (_ANCHORED_GRID.size + 2)  # (thresholds <= |x|: 0..G+1, sign bit)
+    width = 2 * (_ANCHORED_GRID.size + 2)  # (sign bit, thresholds <= |x|: 0..G+1)
     offsets = np.arange(d, dtype=np.int64) * width
     histogram = np.zeros(d * width, dtype=np.int64)
     step = max(1, _CELLS // max(d, 1))
@@ -210,16 +233,14 @@ def feature_counts(X, rows=None):
         else:  # gathered and converted into one float64 buffer
             block = buffer[: stop - start]
             block[...] = X[start:stop] if rows is None else X[rows[start:stop]]
-        bits = block.view(np.int64)
-        magnitude = bits & np.int64(0x7FFFFFFFFFFFFFFF)
-        cell = magnitude >> _SHIFT
-        key = _FIRST[cell]
-        key += magnitude >= _INSIDE[cell]
-        key <<= 1
-        key += bits < 0
+        bits = block.view(np.uint64)
+        cell = (bits >> np.uint64(_SHIFT)).view(np.int64)  # take() is fastest on intp
+        # key = sign * (G + 2) + #{thresholds <= |x|}: two gathers, one compare
+        key = _SIGNED_FIRST.take(cell)
+        key += bits >= _SIGNED_INSIDE.take(cell)
         key += offsets
         histogram += np.bincount(key.reshape(-1), minlength=histogram.size)
-    histogram = histogram.reshape(d, -1, 2)
+    histogram = histogram.reshape(d, 2, -1).transpose(0, 2, 1)
     # k thresholds <= |x|: k = 1 for x = 0 (either sign), else k - 1 grid candidates
     per_count = histogram.sum(axis=2)
     at_most = np.zeros((d, _ANCHORED_GRID.size + 1), dtype=np.int64)
