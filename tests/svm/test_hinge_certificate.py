@@ -8,6 +8,8 @@ import pytest
 from sklearn.datasets import make_classification
 
 import skdp.svm._hinge as hinge
+import skdp.svm._hinge_fast as fast
+import skdp.svm._output as output
 from skdp import PrivacyLedger
 from skdp.svm import PrivateSVM, SolverCertificateError
 from skdp.svm._hinge import certified_hinge_svm, hinge_gap_bound
@@ -183,3 +185,73 @@ def test_duplicate_rows_on_the_margin_are_certified():
         1,
         3,
     )
+
+
+def wide_rbf_data():
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((1500, 5))
+    y = (X[:, 0] + 0.5 * X[:, 1] ** 2 + 0.3 * rng.standard_normal(len(X)) > 0.5).astype(int)
+    return X, y
+
+
+def test_narrow_band_gram_form_matches_the_sparse_form():
+    """The band dual on ``alpha`` alone (dense Gram matrix) reaches the optimum of the
+    ``(alpha, u)`` form the solver used before, in the box."""
+    rng = np.random.default_rng(4)
+    dim, k = 120, 80
+    B = rng.standard_normal((dim, k)) / np.sqrt(dim)
+    fixed = 0.3 * rng.standard_normal(dim)
+    for C in (1.0, 5.0):  # both with free alphas strictly inside the box
+        gram, sparse = fast._band_dual_gram(B, fixed, C), fast._band_dual_sparse(B, fixed, C)
+        assert np.all((gram >= 0) & (gram <= C))
+        value = lambda a: 0.5 * np.sum((fixed + B @ a) ** 2) - a.sum()  # noqa: E731
+        assert value(gram) == pytest.approx(value(sparse), rel=1e-9, abs=1e-9)
+        assert np.abs(gram - sparse).max() < 1e-5 * C
+        assert 0 < np.count_nonzero((gram > 1e-6 * C) & (gram < C * (1 - 1e-6)))
+
+
+def test_wide_design_fit_matches_the_previous_band_solver(monkeypatch):
+    """A wide random-feature fit whose bands go through the Gram form, against the same
+    fit with every band solved by the ``(alpha, u)`` form (the code before): both
+    releases are certified within ``r = tol C / 2`` of the same minimiser and draw the
+    same noise, so they differ by at most ``2 r``."""
+    X, y = wide_rbf_data()
+    params = {
+        "kernel": "rbf",
+        "n_components": 300,
+        "gamma": 0.2,
+        "C": 1.0,
+        "tol": 0.01,
+        "mechanism": "output",
+        "classes": [0, 1],
+        "random_state": 0,
+    }
+    monkeypatch.setattr(hinge, "_clarabel_solve", no_full_qp)
+    forms = []
+    for name in ("_band_dual_gram", "_band_dual_sparse"):
+        original = getattr(fast, name)
+
+        def recording(B, fixed, C, _original=original, _name=name):
+            forms.append((_name, B.shape))
+            return _original(B, fixed, C)
+
+        monkeypatch.setattr(fast, name, recording)
+    solved = []
+
+    def recording_solver(*args, **kwargs):
+        solved.append(certified_hinge_svm(*args, **kwargs))
+        return solved[-1]
+
+    monkeypatch.setattr(output, "certified_hinge_svm", recording_solver)
+    new = PrivateSVM(**params).fit(X, y)
+    assert forms and all(form == "_band_dual_gram" for form, _ in forms)
+    assert all(k <= dim for _, (dim, k) in forms)
+    forms.clear()
+    monkeypatch.setattr(fast, "_band_dual_gram", fast._band_dual_sparse)
+    old = PrivateSVM(**params).fit(X, y)
+    assert forms and all(form == "_band_dual_sparse" for form, _ in forms)
+    difference = np.concatenate([new.coef_ - old.coef_, [new.intercept_ - old.intercept_]], None)
+    assert np.linalg.norm(difference) <= params["tol"] * params["C"]
+    # before the noise: two certified points within r of the minimiser, 2 r apart at most
+    assert np.linalg.norm(solved[0] - solved[1]) <= params["tol"] * params["C"]
+    np.testing.assert_array_equal(new.random_frequencies_, old.random_frequencies_)
