@@ -47,6 +47,23 @@ def _huber(margins, h):
     return loss, np.clip(gap / (2 * h), 0.0, 1.0), quadratic
 
 
+def _newton_step(band, c, grad):
+    """``(I + c band^T band)^{-1} grad``, factoring the smaller Gram matrix: ``dim x dim``,
+    or ``q x q`` for ``q < dim`` quadratic rows by the Woodbury identity
+    ``(I + c B^T B)^{-1} = I - c B^T (I + c B B^T)^{-1} B`` (most steps of the narrow
+    stages on wide random-feature designs: a ``dim^3`` factorisation per step otherwise)."""
+    q, dim = band.shape
+    if q == 0:
+        return grad.copy()
+    if q < dim:
+        small = c * (band @ band.T)
+        small.flat[:: q + 1] += 1.0
+        return grad - c * (band.T @ solve(small, band @ grad, assume_a="pos", check_finite=False))
+    hessian = c * (band.T @ band)
+    hessian.flat[:: dim + 1] += 1.0
+    return solve(hessian, grad, assume_a="pos", check_finite=False)
+
+
 def _newton_stage(rows, sign, C, h, w, gtol):
     """Damped Newton steps on ``||w||^2 / 2 + C sum huber_h(y_i w.z_i)`` from ``w``."""
     margins = sign * (rows @ w)
@@ -56,10 +73,7 @@ def _newton_stage(rows, sign, C, h, w, gtol):
         grad = w - C * (rows.T @ (sign * slope))
         if np.linalg.norm(grad) <= gtol:
             break
-        band = rows[quadratic]
-        hessian = (C / (2 * h)) * (band.T @ band)
-        hessian.flat[:: len(w) + 1] += 1.0
-        step = solve(hessian, grad, assume_a="pos", check_finite=False)
+        step = _newton_step(rows[quadratic], C / (2 * h), grad)
         change, t = sign * (rows @ step), 1.0
         for _ in range(40):  # backtracking (Armijo); the margins move linearly in t
             new_margins, new_w = margins - t * change, w - t * step

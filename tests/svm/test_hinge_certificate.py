@@ -255,3 +255,16 @@ def test_wide_design_fit_matches_the_previous_band_solver(monkeypatch):
     # before the noise: two certified points within r of the minimiser, 2 r apart at most
     assert np.linalg.norm(solved[0] - solved[1]) <= params["tol"] * params["C"]
     np.testing.assert_array_equal(new.random_frequencies_, old.random_frequencies_)
+
+
+@pytest.mark.parametrize("q", [0, 1, 30, 80, 200])
+def test_newton_step_is_the_hessian_solve_either_way(q):
+    """The Woodbury form (``q < dim`` quadratic rows) and the ``dim x dim`` solve give the
+    Newton step of ``I + c B^T B``."""
+    rng = np.random.default_rng(q)
+    dim, c = 80, 500.0
+    band = rng.standard_normal((q, dim)) / np.sqrt(dim)
+    grad = rng.standard_normal(dim)
+    step = fast._newton_step(band, c, grad)
+    hessian = np.eye(dim) + c * band.T @ band
+    np.testing.assert_allclose(hessian @ step, grad, rtol=0, atol=1e-9 * np.abs(grad).max())
