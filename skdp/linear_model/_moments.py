@@ -35,7 +35,7 @@ from skdp.utils._bounds import (
     estimate_public_inputs,
     warn_public_bounds,
 )
-from skdp.utils.validation import resolve_bounds
+from skdp.utils.validation import count_clipped, resolve_bounds
 
 __all__ = [
     "BlockMoments",
@@ -183,10 +183,7 @@ def unit_design(blocks, *, fit_intercept):
         low, high = ((np.asarray(b, dtype=float) - shift) / scale for b in (lower, upper))
         scaled = values - shift
         scaled /= scale
-        # exact count: f(x) > f(l) implies x > l (and f(x) < f(u) x < u), so the
-        # compares only run when the scaled extremes leave the scaled box
-        if scaled.size and not (scaled.min() > np.max(low) and scaled.max() < np.min(high)):
-            n_clipped[i] = np.count_nonzero(values < lower) + np.count_nonzero(values > upper)
+        n_clipped[i] = count_clipped(values, scaled, (np.max(low), np.min(high)), lower, upper)
         np.maximum(scaled, np.clip(low, -1.0, 1.0), out=scaled)
         np.minimum(scaled, np.clip(high, -1.0, 1.0), out=design[:, start : start + widths[i]])
         start += widths[i]

@@ -32,7 +32,7 @@ import scipy.sparse as sp
 
 from skdp.mechanisms import check_random_state, geometric, laplace
 from skdp.utils._stats import count_rows, is_dask_collection, sum_blocks
-from skdp.utils.validation import check_epsilon, warn_clipped
+from skdp.utils.validation import check_epsilon, count_clipped, warn_clipped
 
 __all__ = ["VAR_FLOOR", "CentredSums", "centred_sums", "variance_floor"]
 
@@ -101,8 +101,7 @@ class _BlockStatistics:
     def __init__(self, lower, upper, n_groups, *, squares):
         self.lower, self.upper, self.n_groups, self.squares = lower, upper, n_groups, squares
         self.centre, self.half = (lower + upper) / 2, (upper - lower) / 2
-        # the bounds scaled as the values are: x -> (x - c) / h rounds monotonically
-        # (non-decreasing), so t > (l - c) / h implies x > l, and t < (u - c) / h x < u
+        # the bounds scaled as the values are (see count_clipped)
         self.inside = (
             ((lower - self.centre) / self.half).max(),
             ((upper - self.centre) / self.half).min(),
@@ -123,11 +122,7 @@ class _BlockStatistics:
             block, group = X[start : start + CHUNK_ROWS], groups[start : start + CHUNK_ROWS]
             t = block - self.centre
             t /= self.half
-            # exact count of the clipped values; the compares only run when the scaled
-            # block's extremes (two fast whole-array reductions) leave the scaled box
-            if not (t.min() > self.inside[0] and t.max() < self.inside[1]):
-                n_clipped += np.count_nonzero(block < self.lower)
-                n_clipped += np.count_nonzero(block > self.upper)
+            n_clipped += count_clipped(block, t, self.inside, self.lower, self.upper)
             # clipping the scaled values clips X to [lower, upper], despite rounding
             np.clip(t, -1.0, 1.0, out=t)
             sums += _group_sums(t, group, k)
