@@ -35,7 +35,8 @@ from skdp.utils._bounds import (
     estimate_public_inputs,
     warn_public_bounds,
 )
-from skdp.utils.validation import count_clipped, resolve_bounds
+from skdp.utils._centred_sums import count_clipped
+from skdp.utils.validation import resolve_bounds
 
 __all__ = [
     "BlockMoments",

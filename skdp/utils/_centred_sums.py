@@ -32,9 +32,9 @@ import scipy.sparse as sp
 
 from skdp.mechanisms import check_random_state, geometric, laplace
 from skdp.utils._stats import count_rows, is_dask_collection, sum_blocks
-from skdp.utils.validation import check_epsilon, count_clipped, warn_clipped
+from skdp.utils.validation import check_epsilon, warn_clipped
 
-__all__ = ["VAR_FLOOR", "CentredSums", "centred_sums", "variance_floor"]
+__all__ = ["VAR_FLOOR", "CentredSums", "centred_sums", "count_clipped", "variance_floor"]
 
 # public relative variance floor: var >= VAR_FLOOR * h^2 (std >= 1% of the half-range)
 VAR_FLOOR = 1e-4
@@ -131,6 +131,45 @@ class _BlockStatistics:
                 t -= 0.5
                 squares += _group_sums(t, group, k)
         return np.bincount(groups, minlength=k), sums, squares, n_clipped
+
+
+def count_clipped(values, scaled, scaled_box, lower, upper):
+    """How many ``values`` lie outside ``[lower, upper]``, skipping the compares when none can.
+
+    ``scaled`` is ``f(values)`` for a map ``f`` that rounds monotonically (such as
+    ``(x - shift) / scale`` in floating point, which never decreases) and
+    ``scaled_box = (max f(lower), min f(upper))``. ``f(x) > f(l)`` implies ``x > l``
+    and ``f(x) < f(u)`` implies ``x < u``, so when every scaled value lies strictly
+    inside the scaled box no value was outside the bounds: two reductions over
+    ``scaled`` stand for two compares over ``values``. The count is exact either way.
+
+    Parameters
+    ----------
+    values : ndarray
+        The values before clipping.
+    scaled : ndarray
+        ``f(values)``, of the same shape.
+    scaled_box : tuple of float
+        ``(max f(lower), min f(upper))``.
+    lower, upper : float or ndarray
+        The public bounds, broadcast against ``values``.
+
+    Returns
+    -------
+    int
+        The number of values below ``lower`` or above ``upper``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdp.utils._centred_sums import count_clipped
+    >>> x = np.array([1.0, 5.0, 11.0])
+    >>> count_clipped(x, (x - 5.0) / 5.0, (-1.0, 1.0), 0.0, 10.0)
+    1
+    """
+    if scaled.size == 0 or (scaled.min() > scaled_box[0] and scaled.max() < scaled_box[1]):
+        return 0
+    return int(np.count_nonzero(values < lower) + np.count_nonzero(values > upper))
 
 
 def _group_sums(values, groups, n_groups):

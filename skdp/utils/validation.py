@@ -24,7 +24,6 @@ __all__ = [
     "clip_rows_to_norm",
     "clip_to_bounds",
     "closing_share",
-    "count_clipped",
     "resolve_bounds",
     "resolve_classes",
     "split_budget",
@@ -221,29 +220,6 @@ def clip_to_bounds(X, lower, upper, *, name="X"):
     clipped = np.clip(X, lower, upper)
     warn_clipped(int(np.count_nonzero(clipped != X)), X.size, name=name, stacklevel=3)
     return clipped
-
-
-def count_clipped(values, scaled, scaled_box, lower, upper):
-    """How many ``values`` lie outside ``[lower, upper]``, skipping the compares when none can.
-
-    ``scaled`` is ``f(values)`` for a map ``f`` that rounds monotonically (such as
-    ``(x - shift) / scale`` in floating point, which never decreases) and
-    ``scaled_box = (max f(lower), min f(upper))``. ``f(x) > f(l)`` implies ``x > l``
-    and ``f(x) < f(u)`` implies ``x < u``, so when every scaled value lies strictly
-    inside the scaled box no value was outside the bounds: two reductions over
-    ``scaled`` stand for two compares over ``values``. The count is exact either way.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from skdp.utils.validation import count_clipped
-    >>> x = np.array([1.0, 5.0, 11.0])
-    >>> count_clipped(x, (x - 5.0) / 5.0, (-1.0, 1.0), 0.0, 10.0)
-    1
-    """
-    if scaled.size == 0 or (scaled.min() > scaled_box[0] and scaled.max() < scaled_box[1]):
-        return 0
-    return int(np.count_nonzero(values < lower) + np.count_nonzero(values > upper))
 
 
 def warn_clipped(n_clipped, n_values, *, name="X", stacklevel=2):
