@@ -23,7 +23,13 @@ algorithms: the candidate thresholds per numeric feature, which decide how finel
 small budget is spread), or ``svm`` (``PrivateSVM``, linear, on the public encoding: ``C``
 0.003 .. 1 (1 is the default) x ``mechanism`` objective / output, the regularisation a
 user tunes first on a linear model) or ``svm-wide`` (the same with ``C`` 0.001, 0.01, ..., 100:
-a decade apart, the default inside the grid). (c) stays the non-private tree.
+a decade apart, the default inside the grid). Session 10's survey adds ``svm-kernel``
+(``PrivateSVM`` kernel linear / rbf x ``C`` 0.01, 0.1, 1 x mechanism), ``nb``
+(``GaussianNB`` variances x ``var_smoothing``), ``forest`` (``RandomForestClassifier``
+``n_estimators`` x ``n_levels``), ``tree-options`` (``DPDecisionTree`` ``leaf_budget`` x
+``utility`` x ``classifier``), ``logistic`` (``ObjectivePerturbationLogistic`` ``C`` x
+``fit_intercept``) and ``fm`` (``FunctionalMechanismClassifier`` ``regularization`` x
+``fit_intercept``), each written before it was measured. (c) stays the non-private tree.
 
 Every model gets the same public inputs (bounds, categories, taxonomies, classes)::
 
@@ -53,8 +59,12 @@ from sklearn.tree import DecisionTreeClassifier
 
 from benchmarks import _data, _encoding
 from benchmarks._encoding import encoded, encoded_bounds, encoded_norm_bound
+from benchmarks.classification import rbf_gamma
 from skdp import privacy_spent
+from skdp.ensemble import RandomForestClassifier
+from skdp.linear_model import FunctionalMechanismClassifier, ObjectivePerturbationLogistic
 from skdp.model_selection import PrivateGridSearchCV
+from skdp.naive_bayes import GaussianNB
 from skdp.svm import PrivateSVM
 from skdp.tree import DPDecisionTree
 
@@ -73,6 +83,31 @@ SVM_GRID = {
 # at the default, so it cannot reach a C above it (fixed before any of it was measured)
 SVM_WIDE_GRID = {
     "model__C": [0.001, 0.01, 0.1, 1.0, 10.0, 100.0],
+    "model__mechanism": ["objective", "output"],
+}
+# session 10's survey (#25), each written before any of it was measured: other estimators
+# and hyperparameters, each grid holding the estimator's defaults
+NB_GRID = {  # GaussianNB on the public encoding
+    "model__variances": ["pooled", "per_class"],
+    "model__var_smoothing": [1e-6, 1e-4, 1e-3, 1e-2, 0.03, 0.1],
+}
+FOREST_GRID = {"n_estimators": ["auto", 3, 10], "n_levels": ["auto", 4, 8, 12]}
+TREE_OPTIONS_GRID = {
+    "leaf_budget": [0.15, 0.3, 0.5],
+    "utility": ["max", "infogain"],
+    "classifier": ["tree", "leaf"],
+}
+LOGISTIC_GRID = {
+    "model__C": [0.01, 0.03, 0.1, 0.3, 1.0, 3.0],
+    "model__fit_intercept": [True, False],
+}
+FM_GRID = {
+    "model__regularization": ["auto", 0.01, 0.1, 1.0, 10.0, 100.0],
+    "model__fit_intercept": [True, False],
+}
+SVM_KERNEL_GRID = {
+    "model__kernel": ["linear", "rbf"],
+    "model__C": [0.01, 0.1, 1.0],
     "model__mechanism": ["objective", "output"],
 }
 REPETITIONS = {"geometric": "geometric", "logarithmic": "logarithmic"}
@@ -94,25 +129,57 @@ def _tree(task, **params):
     )
 
 
-def _svm(task, epsilon=1.0, random_state=None):
+def _declared(task):
     # as benchmarks.classification: numeric domains centre the rows; mixed data declares
     # the norm bound of the encoded row
     if task.public.get("categorical_features"):
-        declared = {"data_norm": encoded_norm_bound(task)}
-    else:
-        declared = {"bounds": encoded_bounds(task)}
-    model = PrivateSVM(
-        epsilon=epsilon, classes=task.public["classes"], random_state=random_state, **declared
+        return {"data_norm": encoded_norm_bound(task)}
+    return {"bounds": encoded_bounds(task)}
+
+
+def _encoded(estimator, public=_declared):
+    """A builder of ``estimator`` on the public encoding, given ``public(task)``'s inputs."""
+
+    def make(task, epsilon=1.0, random_state=None):
+        model = estimator(
+            epsilon=epsilon, classes=task.public["classes"], random_state=random_state,
+            **public(task),
+        )  # fmt: skip
+        return encoded(task, model)
+
+    return make
+
+
+def _box(task):
+    return {"bounds": encoded_bounds(task)}
+
+
+def _forest(task, **params):
+    public = task.public
+    return RandomForestClassifier(
+        bounds=public.get("bounds") or None,
+        categories=public.get("categories") or None,
+        taxonomies=public.get("taxonomies") or None,
+        classes=public["classes"],
+        **params,
     )
-    return encoded(task, model)
 
 
 # name: (the estimator with its defaults, built for a task, and the grid searched)
 GRIDS = {
     "tree": (_tree, GRID),
     "tree-split-points": (_tree, SPLIT_POINTS_GRID),
-    "svm": (_svm, SVM_GRID),
-    "svm-wide": (_svm, SVM_WIDE_GRID),
+    "svm": (_encoded(PrivateSVM), SVM_GRID),
+    "svm-wide": (_encoded(PrivateSVM), SVM_WIDE_GRID),
+    "svm-kernel": (
+        _encoded(PrivateSVM, lambda t: {**_declared(t), "gamma": rbf_gamma(t)}),
+        SVM_KERNEL_GRID,
+    ),
+    "nb": (_encoded(GaussianNB, _box), NB_GRID),
+    "forest": (_forest, FOREST_GRID),
+    "tree-options": (_tree, TREE_OPTIONS_GRID),
+    "logistic": (_encoded(ObjectivePerturbationLogistic), LOGISTIC_GRID),
+    "fm": (_encoded(FunctionalMechanismClassifier, _box), FM_GRID),
 }
 
 
