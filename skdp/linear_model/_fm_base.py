@@ -17,13 +17,8 @@ from skdp.accounting import PrivacyLedger
 from skdp.base import DifferentialPrivacyMixin
 from skdp.linear_model._base import clipped_features
 from skdp.linear_model._fm_solver import RIDGE_NOISE_MULTIPLE
-from skdp.linear_model._moments import (
-    BlockMoments,
-    release_moments,
-    release_sensitivity,
-    resolve_public_bounds,
-    unit_scaling,
-)
+from skdp.linear_model._moment_release import release_moments, release_sensitivity
+from skdp.linear_model._moments import BlockMoments, resolve_public_bounds, unit_scaling
 from skdp.utils._stats import count_rows, sum_blocks
 from skdp.utils.validation import (
     EPSILON_CONSTRAINT,

@@ -11,7 +11,7 @@ import math
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 
-from skdp.linear_model import _fm_solver, _moments
+from skdp.linear_model import _fm_solver, _moment_release, _moments
 from skdp.linear_model._base import LinearClassifierPredictMixin
 from skdp.linear_model._fm_base import COMMON_CONSTRAINTS, FunctionalMechanismBase
 from skdp.mechanisms import check_random_state
@@ -192,7 +192,7 @@ class FunctionalMechanismClassifier(
         return self
 
     def _weights(self, n_features, n_classes):
-        return _moments.classification_weights(n_features, self.fit_intercept, n_classes)
+        return _moment_release.classification_weights(n_features, self.fit_intercept, n_classes)
 
     def _minimise(self, sums, quadratic, noise_std, weights):
         n_classes, n_columns = sums.shape

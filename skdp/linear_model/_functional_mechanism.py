@@ -10,7 +10,7 @@ argument, :mod:`skdp.linear_model._fm_classifier` the classifier.
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin, _fit_context
 
-from skdp.linear_model import _fm_solver, _moments
+from skdp.linear_model import _fm_solver, _moment_release, _moments
 from skdp.linear_model._base import LinearPredictionMixin
 from skdp.linear_model._fm_base import COMMON_CONSTRAINTS, FunctionalMechanismBase
 from skdp.mechanisms import check_random_state
@@ -120,7 +120,7 @@ class FunctionalMechanismRegressor(
     which minimises the slopes' first-order noise; the products 1; ``n`` and
     ``sum y'`` a quarter of the budget between them: the mean prediction rests on
     these two numbers, and at equal weights their noise dominates the error for small
-    ``n`` (:func:`skdp.linear_model._moments.regression_weights`).
+    ``n`` (:func:`skdp.linear_model._moment_release.regression_weights`).
 
     **Post-processing (changed from the paper).** The intercept is not penalised:
     the problem is solved through its Schur complement with the noisy means of
@@ -228,7 +228,7 @@ class FunctionalMechanismRegressor(
         return self
 
     def _weights(self, n_features, n_classes):
-        return _moments.regression_weights(n_features, self.fit_intercept)
+        return _moment_release.regression_weights(n_features, self.fit_intercept)
 
     def _minimise(self, linear, quadratic, noise_std, weights):
         return _fm_solver.minimise_noisy_quadratic(

@@ -18,6 +18,7 @@ from skdp.exceptions import ClippingWarning, PublicBoundsWarning
 from skdp.linear_model import (
     FunctionalMechanismClassifier,
     FunctionalMechanismRegressor,
+    _moment_release,
     _moments,
 )
 
@@ -47,14 +48,14 @@ class _LaplaceSpy:
 
     def __init__(self, monkeypatch):
         self.calls = []
-        real = _moments.laplace
+        real = _moment_release.laplace
 
         def spy(value, **kwargs):
             out = real(value, **kwargs)
             self.calls.append({"value": np.array(value), "out": np.array(out), **kwargs})
             return out
 
-        monkeypatch.setattr(_moments, "laplace", spy)
+        monkeypatch.setattr(_moment_release, "laplace", spy)
 
 
 # ---------------------------------------------------------------------------- budget
@@ -193,8 +194,8 @@ def test_regression_release_has_the_documented_sensitivity(monkeypatch, n_featur
     )
     X, y = _regression_data(30, p=n_features, seed=1)
     base, sensitivity = _released(monkeypatch, model, X, y)
-    weights = _moments.regression_weights(n_features, fit_intercept)
-    assert sensitivity == pytest.approx(_moments.release_sensitivity(weights))
+    weights = _moment_release.regression_weights(n_features, fit_intercept)
+    assert sensitivity == pytest.approx(_moment_release.release_sensitivity(weights))
     rng = np.random.default_rng(2)
     moves = []
     for x, target in itertools.chain(
@@ -220,7 +221,7 @@ def test_classification_release_has_the_documented_sensitivity(monkeypatch, n_fe
     rng = np.random.default_rng(0)
     X, y = rng.uniform(-1, 1, size=(30, n_features)), rng.integers(n_classes, size=30)
     base, sensitivity = _released(monkeypatch, model, X, y)
-    weights = _moments.classification_weights(n_features, True, n_classes)
+    weights = _moment_release.classification_weights(n_features, True, n_classes)
     a, w = weights[0][0], weights[0][-1]
     assert sensitivity == pytest.approx(a * n_features + w + n_features * (n_features + 1) / 2)
     moves = [

@@ -15,7 +15,7 @@ import pytest
 from skdp.linear_model import (
     FunctionalMechanismClassifier,
     FunctionalMechanismRegressor,
-    _moments,
+    _moment_release,
 )
 from skdp.utils._audit import audit
 
@@ -37,14 +37,14 @@ ESTIMATORS = {
 
 def _capture_release(monkeypatch, sensitivity_factor=1.0):
     """Patch the estimators' Laplace call to record (exact value, noisy output)."""
-    real, calls = _moments.laplace, []
+    real, calls = _moment_release.laplace, []
 
     def release(value, *, sensitivity, **kwargs):
         out = real(value, sensitivity=sensitivity * sensitivity_factor, **kwargs)
         calls.append((np.array(value), out))
         return out
 
-    monkeypatch.setattr(_moments, "laplace", release)
+    monkeypatch.setattr(_moment_release, "laplace", release)
     return calls
 
 
