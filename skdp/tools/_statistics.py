@@ -1,25 +1,26 @@
-"""``skdp.tools`` means, variances, sums and counts: numpy-like private statistics.
+"""``skdp.tools`` means, variances and sums: numpy-like private statistics.
 
 Each record is one element of a 1-D ``a`` or one row of a 2-D ``a``; the neighbouring
 relation is add/remove of one record. ``var`` and ``std`` post-process one release of
 :func:`skdp.utils._centred_sums.centred_sums` (a noisy count and midpoint-centred sums
 and squares), ``mean`` one release of the distances to both bounds
-(:func:`skdp.utils._two_sided.two_sided_mean`); ``sum`` and ``count_nonzero`` need no
-count. Undeclared bounds are estimated privately with a recorded share of ``epsilon``
+(:func:`skdp.utils._two_sided.two_sided_mean`); ``sum`` needs no count (nor does
+:func:`skdp.tools.count_nonzero`, in its own module). Undeclared bounds are estimated
+privately with a recorded share of ``epsilon``
 (:func:`skdp.utils._bounds.estimate_public_inputs`). The mechanisms record every
 spend in the caller's active ledgers; the shares add up to ``epsilon``.
 """
 
 import numpy as np
 
-from skdp.mechanisms import check_random_state, geometric, laplace
+from skdp.mechanisms import check_random_state, laplace
 from skdp.utils._bounds import estimate_public_inputs
 from skdp.utils._centred_sums import centred_sums
 from skdp.utils._stats import is_dask_collection
 from skdp.utils._two_sided import two_sided_mean
 from skdp.utils.validation import check_epsilon, split_budget, warn_clipped
 
-__all__ = ["count_nonzero", "mean", "std", "sum", "var"]
+__all__ = ["mean", "std", "sum", "var"]
 
 # shares of what is left after any bounds estimate, for the variance. An even split
 # beats the private StandardScaler's 1 : 2 : 2 on every data set and epsilon measured
@@ -347,55 +348,3 @@ def sum(a, axis=None, *, epsilon, bounds=None, random_state=None):
     exact = np.asarray(np.clip(clipped / scale, -1.0, 1.0).sum(axis=0))  # |x / m| <= 1
     sums = laplace(exact, sensitivity=X.shape[1], epsilon=left, random_state=rng) * scale
     return float(np.sum(sums)) if squeeze else sums
-
-
-def count_nonzero(a, axis=None, *, epsilon, random_state=None):
-    """Private number of non-zero values, like :func:`numpy.count_nonzero`.
-
-    Parameters
-    ----------
-    a : array-like or dask array of shape (n,) or (n, d)
-        Finite values, one record per element (1-D) or per row (2-D). A dask array is
-        summed block by block where it lives.
-    axis : None or int, default=None
-        None: of all values; 0: one count per column of a 2-D ``a``.
-    epsilon : float
-        Privacy budget of the whole call (> 0).
-    random_state : None, int or numpy.random.Generator, default=None
-        See :func:`skdp.mechanisms.check_random_state`.
-
-    Returns
-    -------
-    int or ndarray of shape (d,) of int
-        Noisy counts (discrete, may be negative for tiny counts: no clipping, so
-        they stay unbiased).
-
-    See Also
-    --------
-    sum : The private sum.
-
-    Notes
-    -----
-    **Privacy**: ``epsilon``-DP under add/remove of one record. One record moves the
-    count of each column by at most 1, the vector of the ``d`` column counts by at
-    most ``d`` in L1 (and the total by at most ``d``): one discrete Laplace release
-    (:func:`skdp.mechanisms.geometric`) at sensitivity ``d``. No bounds are needed.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from skdp.tools import count_nonzero
-    >>> x = np.random.default_rng(0).integers(0, 3, size=1000)
-    >>> int(np.count_nonzero(x))
-    685
-    >>> int(count_nonzero(x, epsilon=1.0, random_state=0))
-    685
-    """
-    X, squeeze = _check_data(a, axis)
-    epsilon, rng = check_epsilon(epsilon), check_random_state(random_state)
-    d = X.shape[1]
-    if squeeze:
-        exact = np.int64(np.asarray(np.count_nonzero(X)))
-        return int(geometric(exact, sensitivity=d, epsilon=epsilon, random_state=rng))
-    exact = np.asarray(np.count_nonzero(X, axis=0)).astype(np.int64)
-    return np.asarray(geometric(exact, sensitivity=d, epsilon=epsilon, random_state=rng))

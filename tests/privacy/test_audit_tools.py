@@ -25,6 +25,7 @@ Mutants that draw the noise for 10x the epsilon they record must be flagged.
 import numpy as np
 import pytest
 
+import skdp.tools._count as count_module
 import skdp.tools._histogram as histogram_module
 import skdp.tools._quantile as quantile_module
 import skdp.tools._statistics as module
@@ -108,7 +109,7 @@ def sum_too_little_noise(monkeypatch):
 
 
 def count_too_little_noise(monkeypatch):
-    _tenfold(monkeypatch, module, "geometric")
+    _tenfold(monkeypatch, count_module, "geometric")
 
 
 def histogram_too_little_noise(monkeypatch):
