@@ -1,17 +1,17 @@
 """The data pass of :class:`skdp.decomposition.PCA`: private mean, centring, scatter.
 
-A few passes over ``X`` and at most one copy of it (its Notes, steps 2-4):
-:func:`private_centring` clips ``X`` to the public box only when a value lies
-outside it, releases the noisy count and the noisy centred sums; the returned
-:class:`Centring` gives the norms of the rows centred on the private mean (for
-:func:`private_row_norm`, the private bound on them) and their clipped scatter matrix
-(one BLAS call) without forming the centred rows.
+No copy of ``X`` (its Notes, steps 2-4): ``X`` is read a block of rows at a time
+(:class:`_Box`, ``2^16`` values), each block clipped to the public box and shifted by
+its ``origin`` in a reused buffer only when a value lies outside the box or the origin
+is not 0. :func:`private_centring` adds up, in one pass, the clipped values' count,
+column sums and scatter ``R^T R``, and releases the noisy count and the noisy centred
+sums; the returned :class:`Centring` counts the norms of the rows centred on the
+private mean for :func:`private_row_norm` (a second pass, with ``data_norm=None``)
+and corrects the scatter for the rows longer than the bound (:meth:`Centring.scatter`:
+those rows only, read again by index).
 
 The count and the sums are those of :func:`skdp.utils._centred_sums.centred_sums`
-with one group and no squares (same sensitivities and noise scales, in one release),
-done here on the column sums so that the clipped values are formed at most once:
-through ``centred_sums`` the fit made four copies of ``X`` and took 9x scikit-learn's
-PCA CPU time at ``10^6 x 10``.
+with one group and no squares (same sensitivities and noise scales, in one release).
 """
 
 import warnings
@@ -30,18 +30,80 @@ __all__ = ["Centring", "private_centring", "private_row_norm"]
 # the noisy mean's offset from the box midpoint is soft-thresholded at SHRINK times
 # the Laplace scale of its noise (post-processing; PCA's Notes)
 SHRINK = 2.0
-_CELLS = 2**15  # values per block of the norm pass (256 kB)
+_CELLS = 2**16  # values per block of rows (512 kB: every step of a pass reads it from cache)
+_WIDE = 64  # rows of a block added at once into the column sums (a long axis-0 reduction)
 _MIN_NORM = 2.0**-30
 _NORMS = 2**16  # norms counted at a time (512 kB)
+# the formula of Centring.scatter serves while its terms stay below this many norm^2
+_CANCELLATION = 2.0**30
+_KEY = np.uint64(48)  # a norm's key: the top 16 bits of its square (exponent, 4 mantissa bits)
+
+
+class _Box:
+    """``X`` read a block of rows at a time as ``clip(X, lower, upper) - origin``.
+
+    A block lies in the box when its extremes lie within the tightest bounds (two
+    reductions instead of the compares); it is then read as it is (a view of ``X``)
+    when ``origin`` is 0. Otherwise it is clipped (``maximum`` then ``minimum``
+    against the bounds tiled to the block, the values of :func:`numpy.clip`) and
+    shifted in one reused buffer. Which blocks lie in the box is found by the first
+    pass and remembered.
+    """
+
+    def __init__(self, X, lower, upper, origin):
+        n, d = X.shape
+        self.X, self.lower, self.upper, self.origin = X, lower, upper, origin
+        self.step = max(_WIDE, _CELLS // max(d, 1) // _WIDE * _WIDE)
+        self.rows = min(self.step, n)
+        self.tiles = self.buffer = None  # made when a block needs them
+        self.tightest = lower.max(), upper.min()
+        self.shifted = bool(np.any(origin))
+        self.inside = []
+
+    def blocks(self, start=0, stop=None, *, count=False):
+        """``(first row, rows, values clipped or 0)`` of the blocks in ``[start, stop)``.
+
+        ``start`` is a multiple of ``step``; the rows may be the buffer, overwritten by
+        the next block. ``count`` counts the clipped values (the first pass).
+        """
+        stop = self.X.shape[0] if stop is None else stop
+        for first in range(start, stop, self.step):
+            block = self.X[first : min(first + self.step, stop)]
+            index = first // self.step
+            if index == len(self.inside):
+                low, high = self.tightest
+                self.inside.append(block.size == 0 or (block.min() >= low and block.max() <= high))
+            if self.inside[index] and not self.shifted:
+                yield first, block, 0
+                continue
+            if self.buffer is None:
+                bounds = (self.lower, self.upper, self.origin)
+                self.tiles = [np.tile(b, (self.rows, 1)) for b in bounds]
+                self.buffer = np.empty((self.rows, block.shape[1]))
+            lower, upper, origin = (tile[: block.shape[0]] for tile in self.tiles)
+            rows = self.buffer[: block.shape[0]]
+            clipped = 0
+            if self.inside[index]:
+                np.subtract(block, origin, out=rows)
+            else:
+                np.minimum(np.maximum(block, lower, out=rows), upper, out=rows)
+                clipped = int(np.count_nonzero(rows != block)) if count else 0
+                if self.shifted:
+                    rows -= origin
+            yield first, rows, clipped
+
+    def take(self, indices):
+        """``clip(X[indices], lower, upper) - origin`` (the same values as :meth:`blocks`)."""
+        rows = np.minimum(np.maximum(self.X[indices], self.lower), self.upper)
+        return rows - self.origin if self.shifted else rows
 
 
 @dataclass
 class Centring:
-    """What :func:`private_centring` released, and the exact rows it centres.
+    """What :func:`private_centring` released, and the sums of the rows it centres.
 
-    The rows are never copied when ``X`` lies inside a box that contains 0 (the
-    scatter is then formed from ``X^T X`` and the sums: see :meth:`scatter`);
-    otherwise ``rows`` is one copy, clipped and shifted by the box midpoint.
+    The rows ``r_i = clip(x_i, lower, upper) - origin`` are never stored: ``box``
+    reads them again a block at a time.
 
     Attributes
     ----------
@@ -49,93 +111,158 @@ class Centring:
         The shrunk private mean, inside the box.
     n : int
         The noisy count, at least 1.
-    rows : ndarray of shape (n_samples, n_features)
-        ``clip(X, lower, upper) - origin`` (exact data: never released; ``X`` itself
-        when its extremes lie in the box and ``origin`` is 0).
     origin : ndarray of shape (n_features,)
         Public: 0 when the box contains 0, else its midpoint.
     sums : ndarray of shape (n_features,)
-        The exact column sums of ``rows`` (never released).
+        The exact column sums of the rows (never released).
+    gram : ndarray of shape (n_features, n_features)
+        Their exact ``R^T R`` (never released).
+    box : _Box
+        The reader of the rows.
     """
 
     mean: np.ndarray
     n: int
-    rows: np.ndarray
     origin: np.ndarray
     sums: np.ndarray
+    gram: np.ndarray
+    box: _Box
 
     @property
     def _shift(self):
         return self.mean - self.origin
 
-    def squared_norms(self):
-        """``||x_i - mean||^2`` of every clipped row, as ``||r_i||^2 - 2 r_i . s +
+    def _squared(self, rows, out):
+        """``||r_i - s||^2`` of ``rows`` into ``out``, as ``||r_i||^2 - 2 r_i . s +
         ||s||^2`` (``s`` the mean's offset from ``origin``; rounding relative to the
-        box, which the rows lie in): one pass over the rows, a block of ``_CELLS``
-        values at a time, so that the product with ``s`` reads the block from cache
-        (over all rows at once, BLAS's threads cost more than they bring)."""
-        shift, rows = self._shift, self.rows
-        squared = np.empty(rows.shape[0])
-        step = max(1, _CELLS // max(rows.shape[1], 1))
-        offset = shift @ shift
-        for start in range(0, rows.shape[0], step):
-            block, out = rows[start : start + step], squared[start : start + step]
-            np.einsum("ij,ij->i", block, block, out=out)
-            out -= 2.0 * (block @ shift)
-            out += offset
-        return np.maximum(squared, 0.0, out=squared)
+        box, which the rows lie in), clipped at 0."""
+        shift = self._shift
+        np.einsum("ij,ij->i", rows, rows, out=out)
+        out -= 2.0 * (rows @ shift)
+        out += shift @ shift
+        return np.maximum(out, 0.0, out=out)
 
-    def _long_rows(self, norm, squared_norms):
-        """Indices and ``||x_i - mean||^2`` of the rows longer than ``norm``.
+    def _squared_chunks(self):
+        """``(first row, squared centred norms)`` of ``_NORMS`` rows or so at a time
+        (whole blocks; the array is reused)."""
+        n, step = self.box.X.shape[0], self.box.step
+        size = step * max(1, _NORMS // step)
+        squared = np.empty(min(size, n))
+        for start in range(0, n, size):
+            stop = min(start + size, n)
+            for first, rows, _ in self.box.blocks(start, stop):
+                self._squared(rows, squared[first - start : first - start + rows.shape[0]])
+            yield start, squared[: stop - start]
 
-        Without ``squared_norms``: one pass for ``||r_i||``, a block of ``4 _CELLS``
-        values at a time (no n-vector); only the rows with ``||r_i|| + ||s|| > norm``
-        (the triangle inequality) are centred and measured.
+    def squared_norms(self):
+        """``||x_i - mean||^2`` of every clipped row (an ``n``-vector: for tests)."""
+        return np.concatenate([chunk.copy() for _, chunk in self._squared_chunks()])
+
+    def norm_counts(self):
+        """``(below, keys)``: the counts of :func:`~skdp.utils._bounds_scan.feature_counts`
+        of the centred norms (added up over chunks) and each norm's key, the top 16
+        bits of its square as ``uint16`` (2 bytes a row, for :meth:`scatter`)."""
+        keys = np.empty(self.box.X.shape[0], dtype=np.uint16)
+        below = 0
+        for start, squared in self._squared_chunks():
+            keys[start : start + squared.size] = _keys(squared)
+            below = below + feature_counts(np.sqrt(squared)[:, np.newaxis])[0][0]
+        return below, keys
+
+    def _long_rows(self, norm, keys):
+        """``(how many, sum_i (1 - norm^2 / ||c_i||^2) c_i c_i^T)`` over the centred rows
+        ``c_i`` longer than ``norm``.
+
+        With ``keys``: squares are ordered as their bit patterns, so a row longer than
+        ``norm`` has a key at least that of ``norm^2``; those rows only are read again
+        (by index, a block at a time) and their norms recomputed. Without: one pass
+        for ``||r_i||``, and only the rows with ``||r_i|| + ||s|| > norm`` (the
+        triangle inequality) are centred and measured.
         """
-        if squared_norms is not None:
-            long = np.flatnonzero(squared_norms > norm**2)
-            return long, squared_norms[long]
-        reach = norm - np.linalg.norm(self._shift)
-        found, lengths = [np.empty(0, dtype=np.intp)], [np.empty(0)]
-        step = max(1, 4 * _CELLS // max(self.rows.shape[1], 1))
-        for start in range(0, self.rows.shape[0], step):
-            block = self.rows[start : start + step]
-            raw = np.einsum("ij,ij->i", block, block)
-            candidates = np.flatnonzero(raw > reach**2) if reach > 0 else np.arange(raw.size)
-            centred = block[candidates] - self._shift
-            squared = np.einsum("ij,ij->i", centred, centred)
-            keep = squared > norm**2
-            found.append(start + candidates[keep])
-            lengths.append(squared[keep])
-        return np.concatenate(found), np.concatenate(lengths)
+        shift, bound = self._shift, norm**2
+        d = shift.size
+        found, correction = 0, np.zeros((d, d))
 
-    def scatter(self, norm, *, squared_norms=None, stacklevel):
+        def correct(centred, squared):
+            nonlocal found
+            found += squared.size
+            excess = 1.0 - bound / squared
+            correction[...] += (centred * excess[:, np.newaxis]).T @ centred
+
+        if keys is not None:
+            candidates = np.flatnonzero(keys >= _keys(np.float64(bound)))
+            for start in range(0, candidates.size, self.box.step):
+                rows = self.box.take(candidates[start : start + self.box.step])
+                squared = self._squared(rows, np.empty(rows.shape[0]))
+                keep = squared > bound
+                correct(rows[keep] - shift, squared[keep])
+            return found, correction
+        reach = norm - np.linalg.norm(shift)
+        for _, rows, _ in self.box.blocks():
+            raw = np.einsum("ij,ij->i", rows, rows)
+            candidates = np.flatnonzero(raw > reach**2) if reach > 0 else np.arange(raw.size)
+            centred = rows[candidates] - shift
+            squared = np.einsum("ij,ij->i", centred, centred)
+            keep = squared > bound
+            correct(centred[keep], squared[keep])
+        return found, correction
+
+    def _weighted_scatter(self, norm):
+        """``(how many long, sum_i w_i c_i c_i^T)`` formed row by row, ``w_i = min(1,
+        norm^2 / ||c_i||^2)``: one more pass, centring each block (no cancellation)."""
+        shift, bound = self._shift, norm**2
+        found, scatter = 0, np.zeros((shift.size, shift.size))
+        for _, rows, _ in self.box.blocks():
+            centred = rows - shift
+            squared = np.einsum("ij,ij->i", centred, centred)
+            long = squared > bound
+            found += int(np.count_nonzero(long))
+            weight = np.divide(bound, squared, out=np.ones_like(squared), where=long)
+            scatter += (centred * weight[:, np.newaxis]).T @ centred
+        return found, scatter
+
+    def scatter(self, norm, *, keys=None, stacklevel):
         """``Z^T Z``, ``Z`` the centred rows scaled to norm at most ``norm``, over ``norm``.
 
         ``sum_i (r_i - s)(r_i - s)^T = R^T R - S s^T - s S^T + n s s^T`` with ``s`` the
-        mean's offset from ``origin`` and ``S`` the exact sums (one BLAS call on the
-        rows; rounding is relative to the box, which ``rows`` lie in), then for each
-        row longer than ``norm`` (a :class:`~skdp.exceptions.ClippingWarning` says how
+        mean's offset from ``origin`` and ``S`` the exact sums, then for each row
+        longer than ``norm`` (a :class:`~skdp.exceptions.ClippingWarning` says how
         many) its share ``(1 - norm^2 / ||r_i - s||^2)(r_i - s)(r_i - s)^T`` is taken
-        out, so ``Z`` has rows of L2 norm at most 1. ``squared_norms``, when already
-        computed, spares a pass.
+        out, so ``Z`` has rows of L2 norm at most 1. ``keys`` (:meth:`norm_counts`),
+        when already computed, spare a pass.
+
+        Rounding: the terms are of size ``M = tr(R^T R) + 2 ||S|| ||s|| + n ||s||^2``
+        (relative to the box, which the rows lie in), their errors ``u M`` or so
+        before the division by ``norm^2``. When ``M > 2^30 norm^2`` (a bound far
+        below most rows, or a mean far from ``origin``) those errors would no longer
+        be negligible against the sensitivity of ``Z^T Z`` (its entries move by at
+        most 1): the sum of ``w_i c_i c_i^T`` is then formed row by row instead
+        (:meth:`_weighted_scatter`, one more pass), whose error is relative to
+        ``Z^T Z`` itself.
         """
-        shift, rows = self._shift, self.rows
-        cross = np.outer(self.sums, shift)
-        scatter = rows.T @ rows - cross - cross.T + rows.shape[0] * np.outer(shift, shift)
-        long, squared = self._long_rows(norm, squared_norms)
-        if long.size:
+        shift, n = self._shift, self.box.X.shape[0]
+        magnitude = np.trace(self.gram) + 2.0 * np.linalg.norm(self.sums) * np.linalg.norm(shift)
+        if magnitude + n * (shift @ shift) > _CANCELLATION * norm**2:
+            found, scatter = self._weighted_scatter(norm)
+        else:
+            cross = np.outer(self.sums, shift)
+            scatter = self.gram - cross - cross.T + n * np.outer(shift, shift)
+            found, correction = self._long_rows(norm, keys)
+            scatter -= correction
+        if found:
             warnings.warn(
-                f"{long.size} of {rows.shape[0]} centred rows of X had an L2 norm above "
+                f"{found} of {n} centred rows of X had an L2 norm above "
                 f"{norm:g} and were scaled down to it.",
                 ClippingWarning,
                 stacklevel=stacklevel + 1,
             )
-            centred = rows[long] - shift
-            excess = 1.0 - norm**2 / squared
-            scatter -= (centred * excess[:, np.newaxis]).T @ centred
         scatter /= norm**2
         return (scatter + scatter.T) / 2.0
+
+
+def _keys(squared):
+    """The top 16 bits of non-negative floats, as ``uint16``: ordered as the values."""
+    return (np.asarray(squared).view(np.uint64) >> _KEY).astype(np.uint16)
 
 
 def private_centring(X, lower, upper, *, epsilon_count, epsilon_sums, stacklevel, random_state):
@@ -152,21 +279,26 @@ def private_centring(X, lower, upper, *, epsilon_count, epsilon_sums, stacklevel
     fit at ``10^5`` rows); ``n~`` is the noisy ``a n`` over ``a``, rounded. The mean ``c
     + h clip(T~ / n~, -1, 1)`` is then soft-thresholded towards ``c`` at ``SHRINK`` times
     its noise scale ``d h / (epsilon_sums n~)`` (all post-processing).
+
+    The same pass adds up the rows' ``R^T R`` for :meth:`Centring.scatter` (one BLAS
+    product a block; no release here).
     """
     lower = np.broadcast_to(np.asarray(lower, dtype=float), X.shape[1:])
     upper = np.broadcast_to(np.asarray(upper, dtype=float), X.shape[1:])
     n, d = X.shape
     centre, half = (lower + upper) / 2.0, (upper - lower) / 2.0
     origin = np.where(np.all((lower <= 0) & (upper >= 0)), 0.0, centre)
-    clipped = _clipped(X, lower, upper)
-    if clipped is not None:
-        X, count = clipped
-        if count:
-            warn_clipped(count, X.size, stacklevel=stacklevel + 1)
-        X -= origin
-    elif np.any(origin):
-        X = X - origin
-    sums = np.einsum("ij->j", X)
+    box = _Box(X, lower, upper, origin)
+    gram, wide, tail, count = np.zeros((d, d)), np.zeros(_WIDE * d), np.zeros(d), 0
+    for _, rows, clipped in box.blocks(count=True):
+        count += clipped
+        gram += rows.T @ rows
+        whole = rows.shape[0] // _WIDE * _WIDE  # a multiple of _WIDE rows: one long axis
+        wide += rows[:whole].reshape(-1, _WIDE * d).sum(axis=0)
+        tail += np.einsum("ij->j", rows[whole:])
+    if count:
+        warn_clipped(count, X.size, stacklevel=stacklevel + 1)
+    sums = wide.reshape(_WIDE, d).sum(axis=0) + tail
     weight = d * epsilon_count / epsilon_sums
     exact = np.concatenate([[weight * n], (sums - n * (centre - origin)) / half])
     noisy = laplace(
@@ -178,11 +310,11 @@ def private_centring(X, lower, upper, *, epsilon_count, epsilon_sums, stacklevel
     offset = np.clip(noisy / n_noisy, -1.0, 1.0)
     scale = d / (epsilon_sums * n_noisy)
     offset = np.sign(offset) * np.maximum(np.abs(offset) - SHRINK * scale, 0.0)
-    return Centring(centre + half * offset, n_noisy, X, origin, sums)
+    return Centring(centre + half * offset, n_noisy, origin, sums, gram, box)
 
 
 def private_row_norm(centring, epsilon, *, random_state):
-    """``(epsilon spent, R, squared centred norms)``: PCA's private row-norm bound.
+    """``(epsilon spent, R, keys of the squared centred norms)``: PCA's private row-norm bound.
 
     A share of ``epsilon`` set by the noisy count (:func:`skdp.utils._bounds.norm_share`)
     goes to :func:`~skdp.utils._quantiles.scan_quantile`'s AboveThreshold on the norms
@@ -190,26 +322,11 @@ def private_row_norm(centring, epsilon, *, random_state):
     each rank query by one), for the ``NORM_QUANTILE`` level adjusted by
     :func:`~skdp.utils._bounds.margin_quantile`. The norms are ``>= 0``, so ``#{|x| <
     c} = #{x < c}``, and their counts are taken in one pass
-    (:func:`~skdp.utils._bounds_scan.feature_counts`, a block of norms at a time)
+    (:func:`~skdp.utils._bounds_scan.feature_counts`, a chunk of norms at a time)
     instead of a sort.
     """
     spend = norm_share(centring.n, epsilon) * epsilon
     q = margin_quantile(NORM_QUANTILE, centring.n, spend)
-    squared = centring.squared_norms()
-    below = sum(  # counts add up over blocks: no copy of the n norms
-        feature_counts(np.sqrt(squared[start : start + _NORMS])[:, np.newaxis])[0][0]
-        for start in range(0, max(squared.size, 1), _NORMS)
-    )
-    norm = scan_counts(below, squared.size, q, epsilon=spend, random_state=random_state)
-    return spend, max(norm, _MIN_NORM), squared
-
-
-def _clipped(X, lower, upper):
-    """``(clip(X, lower, upper), number of values it changed)``, or None when ``X`` lies
-    in the box by two contiguous scans (its extremes against the tightest bounds). The
-    values outside are counted on the clipped copy (one comparison pass), not found
-    column by column first."""
-    if X.size == 0 or (X.min() >= lower.max() and X.max() <= upper.min()):
-        return None
-    clipped = np.clip(X, lower, upper)
-    return clipped, int(np.count_nonzero(clipped != X))
+    below, keys = centring.norm_counts()
+    norm = scan_counts(below, keys.size, q, epsilon=spend, random_state=random_state)
+    return spend, max(norm, _MIN_NORM), keys

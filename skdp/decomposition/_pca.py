@@ -312,8 +312,8 @@ class PCA(
                     X, lower, upper, epsilon_count=split["count"], epsilon_sums=split["mean"],
                     stacklevel=4, random_state=rng,
                 )  # fmt: skip
-                split["data_norm"], norm, squared = self._row_norm(centring, epsilon, rng)
-                scatter = centring.scatter(norm, squared_norms=squared, stacklevel=3)
+                split["data_norm"], norm, keys = self._row_norm(centring, epsilon, rng)
+                scatter = centring.scatter(norm, keys=keys, stacklevel=3)
             left = closing_share(epsilon, ledger.total.epsilon)  # closes the ledger exactly
             self.method_ = self._resolve_method(d, k, centring.n, left)
             eigenvalues, components = self._release(scatter, k, left, split, rng)
@@ -344,7 +344,7 @@ class PCA(
         )  # fmt: skip
 
     def _row_norm(self, centring, epsilon, rng):
-        """``(epsilon spent, R, squared centred norms or None)``: ``data_norm`` as
+        """``(epsilon spent, R, keys of the centred norms or None)``: ``data_norm`` as
         declared, or the private quantile of the norms."""
         if self.data_norm is not None:
             return 0.0, float(self.data_norm), None

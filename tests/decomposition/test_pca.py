@@ -195,8 +195,8 @@ def test_clipping_is_reported():
 
 
 @pytest.mark.parametrize("box", [(-2.0, 2.0), (1.0, 6.0)])
-@pytest.mark.parametrize("given_norms", [False, True])
-def test_the_scatter_is_that_of_the_clipped_centred_rows(box, given_norms):
+@pytest.mark.parametrize("given_keys", [False, True])
+def test_the_scatter_is_that_of_the_clipped_centred_rows(box, given_keys):
     """No centred copy is formed: R^T R and the sums, then the long rows corrected."""
     X = np.random.default_rng(0).normal(loc=sum(box) / 2, scale=1.5, size=(300, 4))
     centring = private_centring(
@@ -205,11 +205,73 @@ def test_the_scatter_is_that_of_the_clipped_centred_rows(box, given_norms):
     D = np.clip(X, *box) - centring.mean
     norms = np.linalg.norm(D, axis=1)
     assert np.allclose(centring.squared_norms(), norms**2)
-    squared = centring.squared_norms() if given_norms else None
-    scatter = centring.scatter(2.0, squared_norms=squared, stacklevel=1)
+    keys = centring.norm_counts()[1] if given_keys else None
+    scatter = centring.scatter(2.0, keys=keys, stacklevel=1)
     Z = D * np.minimum(1.0, 2.0 / norms)[:, np.newaxis] / 2.0
     assert np.count_nonzero(norms > 2.0) > 10
     assert np.allclose(scatter, Z.T @ Z, atol=1e-9)
+
+
+@pytest.mark.parametrize("box", [(-2.0, 2.0), (1.0, 6.0)])
+def test_the_blocks_add_up_to_the_clipped_rows(monkeypatch, box):
+    """Blocks of 128 rows, some inside the box and some not, a tail of 40 rows: the
+    same count of clipped values, sums, R^T R, norms and scatter as the whole array."""
+    monkeypatch.setattr(centring_module, "_CELLS", 512)
+    rng = np.random.default_rng(1)
+    X = rng.uniform(box[0] + 0.1, box[1] - 0.1, size=(1000, 4))
+    X[rng.choice(np.arange(256, 1000), 30)] *= 3.0  # the first two blocks stay inside
+    with pytest.warns(ClippingWarning, match="values of X") as caught:
+        centring = private_centring(
+            X, *box, epsilon_count=1.0, epsilon_sums=1.0, stacklevel=1, random_state=0
+        )
+    clipped = np.clip(X, *box)
+    assert f"{np.count_nonzero(clipped != X)} of 4000" in str(caught[0].message)
+    assert centring.box.step == 128 and centring.box.inside[:2] == [True, True]
+    assert not all(centring.box.inside)
+    R = clipped - centring.origin
+    assert np.allclose(centring.sums, R.sum(axis=0), rtol=1e-13)
+    assert np.allclose(centring.gram, R.T @ R, rtol=1e-13)
+    D = clipped - centring.mean
+    norms = np.linalg.norm(D, axis=1)
+    assert np.allclose(centring.squared_norms(), norms**2, rtol=1e-12)
+    bound = np.quantile(norms, 0.8)
+    Z = D * np.minimum(1.0, bound / norms)[:, np.newaxis] / bound
+    for keys in (None, centring.norm_counts()[1]):
+        scatter = centring.scatter(bound, keys=keys, stacklevel=1)
+        assert np.allclose(scatter, Z.T @ Z, rtol=1e-12, atol=1e-9)
+
+
+def test_the_norm_keys_find_every_long_row():
+    """A norm above the bound has a key at least the bound's: the rows read again."""
+    X = np.random.default_rng(2).normal(size=(5000, 3))
+    centring = private_centring(
+        X, -3.0, 3.0, epsilon_count=1.0, epsilon_sums=1.0, stacklevel=1, random_state=0
+    )
+    squared = centring.squared_norms()
+    below, keys = centring.norm_counts()
+    assert int(below[-1]) <= squared.size and keys.dtype == np.uint16
+    for bound in np.quantile(squared, [0.5, 0.9, 0.99]):
+        key = np.float64(bound).view(np.uint64) >> np.uint64(48)
+        assert np.all(keys[squared > bound] >= key)
+        assert np.count_nonzero(keys >= key) < 1.2 * np.count_nonzero(squared >= bound)
+
+
+@pytest.mark.parametrize("bound", [1e-3, 1e-6, 2.0**-30])
+def test_the_scatter_keeps_its_precision_under_a_bound_far_below_the_rows(bound):
+    """Every row longer than the bound, in a box far from the rows: R^T R - ... would
+    cancel (an error of 5.6 in Z^T Z at 1e-6, over its sensitivity); the rows' own
+    weighted sum serves, to rounding of Z^T Z."""
+    from sklearn.datasets import load_iris
+
+    X = load_iris().data
+    centring = private_centring(
+        X, 0.0, 8.0, epsilon_count=1.0, epsilon_sums=1.0, stacklevel=1, random_state=0
+    )
+    D = X - centring.mean
+    Z = D / np.linalg.norm(D, axis=1)[:, np.newaxis]
+    with pytest.warns(ClippingWarning, match="150 of 150"):
+        scatter = centring.scatter(bound, keys=centring.norm_counts()[1], stacklevel=1)
+    assert np.allclose(scatter, Z.T @ Z, rtol=1e-12, atol=1e-12)
 
 
 def test_the_count_and_the_sums_are_one_release_at_their_own_scales(monkeypatch):
