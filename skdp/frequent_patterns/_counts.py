@@ -204,8 +204,19 @@ class TransactionCounts:
         return self._items
 
     def pair_supports(self, columns):
-        """Sparse upper triangle of the pair supports among ``columns`` (one pass)."""
-        return sp.csr_matrix(self._pass("pairs", columns=np.asarray(columns, dtype=np.intp)))
+        """Upper triangle of the pair supports among ``columns`` (one pass): an ndarray
+        from packed tidsets (at most ``MAX_TIDSET_ITEMS`` columns), else a csr_matrix."""
+        pairs = self._pass("pairs", columns=np.asarray(columns, dtype=np.intp))
+        return sp.csr_matrix(pairs) if sp.issparse(pairs) else np.asarray(pairs)
+
+    def pair_support_values(self, columns):
+        """Support of each pair ``(columns[i], columns[j])``, ``i < j``, in the order of
+        ``np.triu_indices(len(columns), k=1)`` (one pass)."""
+        pairs = self.pair_supports(columns)
+        first, second = np.triu_indices(len(columns), k=1)
+        if sp.issparse(pairs):
+            return np.asarray(pairs[first, second], dtype=np.int64).ravel()
+        return pairs[first, second].astype(np.int64, copy=False)
 
     def supports(self, itemsets):
         """Support of each itemset, as int64 (one pass; none without itemsets)."""
@@ -220,7 +231,12 @@ class TransactionCounts:
 
     def _pair_level(self, frequent, min_support):
         """The pairs of ``frequent`` with support >= ``min_support``, lexicographic."""
-        pairs = self.pair_supports(frequent).tocoo()
+        pairs = self.pair_supports(frequent)
+        if not sp.issparse(pairs):  # row-major nonzero: lexicographic already
+            row, col = np.nonzero(pairs >= min_support)
+            level = np.column_stack((row, col)).astype(np.intp)
+            return level, pairs[row, col].astype(np.int64)
+        pairs = pairs.tocoo()
         keep = pairs.data >= min_support
         order = np.lexsort((pairs.col[keep], pairs.row[keep]))
         level = np.column_stack((pairs.row[keep], pairs.col[keep]))[order].astype(np.intp)

@@ -276,7 +276,7 @@ TransactionCounts
         spent = _add_rounds(spent, round_epsilon, n_selected)
         if n_pairs:
             first, second = np.triu_indices(n_selected, k=1)
-            pair_support = counts.pair_supports(items).toarray()[first, second]
+            pair_support = counts.pair_support_values(items)
             round_epsilon = (ALPHA[1] - beta_items) * epsilon / n_pairs
             picks = select_without_replacement(
                 pair_support, n_pairs, epsilon=round_epsilon, rng=rng

@@ -13,7 +13,7 @@ same exact integers either way; nothing here adds noise.
 import numpy as np
 import scipy.sparse as sp
 
-from skdp.frequent_patterns._bitmask import _as_bool, word_popcounts
+from skdp.frequent_patterns._bitmask import _as_bool, superset_differences, word_popcounts
 from skdp.frequent_patterns._mining import check_transactions
 
 __all__ = ["MAX_TIDSET_ITEMS", "Tidsets", "prepare_counts"]
@@ -23,11 +23,51 @@ __all__ = ["MAX_TIDSET_ITEMS", "Tidsets", "prepare_counts"]
 MAX_TIDSET_ITEMS = 256
 # rows transposed at a time while packing (a multiple of 64: whole words per block)
 _PACK_ROWS = 2**13
+# groups of 8 rows packed at a time from the rows of a C-ordered block (its reads stay
+# in cache: 8 strided passes over 2**15 rows)
+_PACK_GROUPS = 2**12
 # tidset words ANDed at a time (8 KiB per item) and bytes of ANDed words per chunk
 _BLOCK_WORDS = 1024
 _CHUNK_BYTES = 2**21
 # tidset bytes (8 rows each) coded over a basis at a time
 _CODE_BYTES = 2**13
+# bases of at most this many items count their bins from the supports of their 2**size
+# subsets (ANDs and popcounts of the tidsets); longer ones code every row over them
+_SUBSET_BASIS = 7
+
+
+def _row_word(X):
+    """The unsigned word of 8 or 4 bytes that tiles a row of ``X``, or None."""
+    if X.dtype != bool or not X.flags.c_contiguous or X.shape[0] < 8:
+        return None
+    for size in (8, 4):
+        if X.shape[1] % size == 0:
+            return np.dtype(f"u{size}")
+    return None
+
+
+def _pack_row_groups(X, word, packed):
+    """Byte ``m`` of every tidset in ``packed`` from rows ``8 m .. 8 m + 7`` of ``X``.
+
+    A row of booleans read as words holds one 0/1 byte per item; shifting the ``k``-th
+    row of a group by ``k`` and OR-ing the 8 rows puts bit ``k`` of the byte of item
+    ``j`` at row ``8 m + k``: the little-endian packed byte, whatever the byte order of
+    the words (no bit leaves its byte).
+    """
+    groups = X.shape[0] // 8
+    words = X[: 8 * groups].view(word)
+    shifts = [word.type(k) for k in range(8)]
+    buffer = np.empty((min(groups, _PACK_GROUPS), words.shape[1]), dtype=word)
+    shifted = np.empty_like(buffer)
+    for start in range(0, groups, _PACK_GROUPS):
+        block = words[8 * start : 8 * (start + _PACK_GROUPS)]
+        out, tmp = buffer[: block.shape[0] // 8], shifted[: block.shape[0] // 8]
+        np.left_shift(block[1::8], shifts[1], out=out)
+        out |= block[0::8]
+        for k in range(2, 8):
+            out |= np.left_shift(block[k::8], shifts[k], out=tmp)
+        packed[:, start : start + out.shape[0]] = out.view(np.uint8).T
+    return 8 * groups
 
 
 def _pack_columns(X):
@@ -35,7 +75,9 @@ def _pack_columns(X):
     n, q = X.shape
     n_words = max(1, -(-n // 64))
     packed = np.zeros((q, 8 * n_words), dtype=np.uint8)
-    for start in range(0, n, _PACK_ROWS):
+    word = _row_word(X)
+    done = 0 if word is None else _pack_row_groups(X, word, packed)
+    for start in range(done, n, _PACK_ROWS):
         block = np.ascontiguousarray(X[start : start + _PACK_ROWS].T)
         stop = start // 8 + -(-block.shape[1] // 8)
         packed[:, start // 8 : stop] = np.packbits(block, axis=1, bitorder="little")
@@ -117,14 +159,15 @@ class Tidsets:
 
         Returns
         -------
-        csr_matrix of shape (len(columns), len(columns)), int64
+        ndarray of shape (len(columns), len(columns)), int64
+            Zero on and below the diagonal (dense: at most ``MAX_TIDSET_ITEMS`` items).
         """
         columns = np.asarray(columns, dtype=np.intp)
         size = columns.size
         out = np.zeros((size, size), dtype=np.int64)
         first, second = np.triu_indices(size, k=1)
         out[first, second] = self.supports(np.column_stack((columns[first], columns[second])))
-        return sp.csr_matrix(out)
+        return out
 
     def supports(self, itemsets):
         """Support of each row of ``itemsets`` (an int array of columns, one length)."""
@@ -151,10 +194,37 @@ class Tidsets:
         """Number of transactions whose items among ``basis`` are exactly ``S``, for every
         ``S`` (bit ``j`` of ``S``: ``basis[j]``), the empty one included.
 
+        A basis of at most ``_SUBSET_BASIS`` items: the Möbius inversion (over supersets)
+        of the supports of its ``2**len(basis)`` subsets; a longer one: a ``bincount`` of
+        every row's code over it. The same exact counts.
+
         Returns
         -------
         ndarray of shape (2**len(basis),), int64
         """
+        if len(basis) <= _SUBSET_BASIS:
+            return superset_differences(self._subset_supports(basis))
+        return self._coded_bins(basis)
+
+    def _subset_supports(self, basis):
+        """Support of every subset ``S`` of ``basis`` (bit ``j``: ``basis[j]``), by
+        building the ANDs of the tidsets one item at a time, one word block at a time."""
+        size, words = len(basis), self.words
+        out = np.zeros(2**size, dtype=np.int64)
+        out[0] = self.shape[0]
+        joint = np.empty((2**size, min(_BLOCK_WORDS, words.shape[1])), dtype=np.uint64)
+        for begin in range(0, words.shape[1], _BLOCK_WORDS):
+            block = words[:, begin : begin + _BLOCK_WORDS]
+            part = joint[:, : block.shape[1]]
+            for bit, item in enumerate(basis):
+                half = 1 << bit
+                part[half] = block[item]
+                np.bitwise_and(part[1:half], block[item], out=part[half + 1 : 2 * half])
+            out[1:] += np.add.reduce(word_popcounts(part[1:]), axis=1, dtype=np.int64)
+        return out
+
+    def _coded_bins(self, basis):
+        """:meth:`bins` by a ``bincount`` of every row's code over ``basis``."""
         n, size = self.shape[0], len(basis)
         as_bytes = self.words.view(np.uint8)[:, : -(-n // 8)]
         dtype = np.uint16 if size <= 16 else np.uint32

@@ -3,6 +3,7 @@
 import numpy as np
 import pandas as pd
 import pytest
+import scipy.sparse as sp
 
 from skdp.frequent_patterns import DPFrequentItemsets
 from skdp.frequent_patterns._counts import TransactionCounts
@@ -109,9 +110,14 @@ def test_transaction_counts_on_dask_equal_the_in_memory_ones(wide):
     np.testing.assert_array_equal(remote.supports(itemsets)[2], 2500)
     bases = [(0, 1, 2), (3, 4), (5,)]
     np.testing.assert_array_equal(remote.basis_bins(bases), local.basis_bins(bases))
-    pairs = remote.pair_supports([0, 2, 5]).toarray()
-    np.testing.assert_array_equal(pairs, local.pair_supports([0, 2, 5]).toarray())
+    pairs = remote.pair_supports([0, 2, 5])  # dense blocks: packed tidsets, an ndarray
+    np.testing.assert_array_equal(pairs, local.pair_supports([0, 2, 5]))
     assert pairs[0, 1] == np.sum(wide[:, 0] & wide[:, 2])
+    sparse = TransactionCounts(sp.csr_matrix(wide)).pair_supports([0, 2, 5])
+    np.testing.assert_array_equal(pairs, sparse.toarray())
+    np.testing.assert_array_equal(
+        remote.pair_support_values([0, 2, 5]), pairs[[0, 0, 1], [1, 2, 2]]
+    )
 
 
 @pytest.mark.parametrize("method", MINING)

@@ -8,7 +8,7 @@ import scipy.sparse as sp
 from hypothesis import given, settings
 
 from skdp.frequent_patterns import _bitmask, _tidsets
-from skdp.frequent_patterns._bitmask import mask_counts, pack_transactions
+from skdp.frequent_patterns._bitmask import mask_counts, pack_transactions, superset_differences
 from skdp.frequent_patterns._counts import TransactionCounts
 from skdp.frequent_patterns._tidsets import MAX_TIDSET_ITEMS, Tidsets, prepare_counts
 from skdp.frequent_patterns._transactions import Transactions, incidence
@@ -25,6 +25,7 @@ matrices = hnp.arrays(
 def small_blocks(monkeypatch):
     """Blocks of a few words, so that small data crosses every block edge."""
     monkeypatch.setattr(_tidsets, "_PACK_ROWS", 64)
+    monkeypatch.setattr(_tidsets, "_PACK_GROUPS", 3)
     monkeypatch.setattr(_tidsets, "_BLOCK_WORDS", 2)
     monkeypatch.setattr(_tidsets, "_CHUNK_BYTES", 64)
     monkeypatch.setattr(_tidsets, "_CODE_BYTES", 8)
@@ -47,9 +48,45 @@ def test_tidset_counts_match_brute_force(X, data):
     np.testing.assert_array_equal(
         tidsets.bins(basis), mask_counts(pack_transactions(X, basis), len(basis))
     )
-    pairs = tidsets.pair_supports(basis).toarray()
+    pairs = tidsets.pair_supports(basis)
     expected = np.triu(X[:, basis].T.astype(int) @ X[:, basis].astype(int), k=1)
     np.testing.assert_array_equal(pairs, expected)
+
+
+def _packbits_tidsets(X):
+    """The tidsets as numpy's own packbits lays them out (the reference)."""
+    n_words = max(1, -(-X.shape[0] // 64))
+    packed = np.zeros((X.shape[1], 8 * n_words), dtype=np.uint8)
+    packed[:, : -(-X.shape[0] // 8)] = np.packbits(X.T, axis=1, bitorder="little")
+    return packed.view("<u8")
+
+
+@pytest.mark.parametrize("n", [8, 9, 71, 200, 519])
+@pytest.mark.parametrize(("q", "word"), [(8, "u8"), (24, "u8"), (12, "u4"), (5, None)])
+def test_row_group_packing_matches_packbits(small_blocks, n, q, word):
+    # C-ordered booleans over 8 k (or 4 k) items are packed 8 rows at a time from words;
+    # blocks of 3 groups and a tail of n % 8 rows cross every edge of that path
+    X = np.random.default_rng(n + q).random((n, q)) < 0.4
+    assert _tidsets._row_word(X) == (None if word is None else np.dtype(word))
+    np.testing.assert_array_equal(Tidsets(X).words, _packbits_tidsets(X))
+    # the transposing path: Fortran order, fewer than 8 rows
+    assert _tidsets._row_word(np.asfortranarray(X)) is None
+    np.testing.assert_array_equal(Tidsets(np.asfortranarray(X)).words, _packbits_tidsets(X))
+    np.testing.assert_array_equal(Tidsets(X[:7]).words, _packbits_tidsets(X[:7]))
+
+
+@pytest.mark.parametrize("size", [0, 1, 2, 5, 7, 8, 10])
+def test_bins_from_subset_supports_and_from_codes_agree(small_blocks, size):
+    # bases of <= _SUBSET_BASIS items: Möbius inversion of the subset supports; longer
+    # ones: a bincount of the row codes (both with word blocks of 2 here)
+    X = np.random.default_rng(size).random((517, 12)) < np.linspace(0.8, 0.2, 12)
+    basis = list(np.random.default_rng(size).permutation(12)[:size])
+    tidsets = Tidsets(X)
+    expected = mask_counts(pack_transactions(X, basis), size)
+    np.testing.assert_array_equal(tidsets.bins(basis), expected)
+    np.testing.assert_array_equal(tidsets._coded_bins(basis), expected)
+    np.testing.assert_array_equal(superset_differences(tidsets._subset_supports(basis)), expected)
+    assert tidsets.bins(basis).sum() == 517
 
 
 def test_dense_and_sparse_input_give_the_same_counts(small_blocks):
@@ -106,9 +143,13 @@ def test_tidset_counts_without_numpy_2_popcount(monkeypatch):
     X = np.random.default_rng(3).random((1000, 12)) < 0.3
     itemsets = np.array([[0, 1], [2, 5], [3, 11], [4, 7]])
     fast = Tidsets(X)
-    expected = (fast.item_supports(), fast.supports(itemsets))
+    expected = (fast.item_supports(), fast.supports(itemsets), fast.bins([0, 3, 5, 7]))
     monkeypatch.setattr(_bitmask, "_HAS_BITWISE_COUNT", False)
     slow = Tidsets(X)
+    np.testing.assert_array_equal(
+        slow.bins([0, 3, 5, 7]), mask_counts(pack_transactions(X, [0, 3, 5, 7]), 4)
+    )
+    np.testing.assert_array_equal(slow.bins([0, 3, 5, 7]), expected[2])
     np.testing.assert_array_equal(slow.item_supports(), X.sum(axis=0))
     np.testing.assert_array_equal(slow.supports(itemsets), X[:, itemsets].all(axis=2).sum(axis=0))
     np.testing.assert_array_equal(slow.item_supports(), expected[0])
