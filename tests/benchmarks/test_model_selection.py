@@ -16,14 +16,15 @@ def test_every_grid_has_12_candidates_and_holds_the_default(name):
     assert any(all(point[k] == defaults[k] for k in grid) for point in ParameterGrid(grid))
 
 
-def test_run_one_spends_the_total_for_every_method():
+@pytest.mark.parametrize("grid", ["svm-wide", "svm-kernel", "nb", "fm", "logistic"])
+def test_run_one_spends_the_total_for_every_method(grid):
     task = model_selection._task("iris")
-    rows = model_selection.run_one(task, 2.0, seed=0, grid="svm-wide", n_iter=4)
+    rows = model_selection.run_one(task, 2.0, seed=0, grid=grid, n_iter=4)
     assert [r["method"] for r in rows] == list(model_selection.METHODS[:3])
     assert all(r["spent"] == pytest.approx(2.0) for r in rows)
     assert all(0.0 <= r["accuracy"] <= 1.0 for r in rows)
     chosen = rows[0]["chosen"]
-    assert chosen in list(ParameterGrid(model_selection.SVM_WIDE_GRID))
+    assert chosen in list(ParameterGrid(model_selection.GRIDS[grid][1]))
 
 
 def test_divided_gridsearch_gives_each_fit_its_share():
