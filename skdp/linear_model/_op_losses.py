@@ -26,18 +26,27 @@ class _Logistic(RowLoss):
         return z
 
     def __call__(self, X, codes, *, w, hessian=False):
-        # in place, four row-sized arrays at most (on 10^6 rows each is 8 MB): the
-        # same operations on the same values as the expressions in the comments
-        design, negative = self.rows(X), codes != self.positive  # label -1
+        # in place, four row-sized arrays at most (on 10^6 rows each is 8 MB), kept
+        # from block to block when ``scratch`` keeps them (RowLoss.summed); the
+        # same operations on the same values as the expressions in the comments (a
+        # product by -1 or 1 negates exactly)
+        design, scratch, n = self.rows(X), self.scratch, X.shape[0]
+        flags = np.not_equal(codes, self.positive, out=scratch("flags", (n,), bool))
+        sign = np.multiply(flags, -2.0, out=scratch("sign", (n,)))
+        sign += 1.0  # y: -1 where the code is not positive
         margin = design.dot(w)
-        np.negative(margin, out=margin, where=negative)  # y w.x~
-        small = np.abs(margin)  # exp(-|m|): log(1 + e^-m) and its slope, overflow-free
+        margin *= sign  # y w.x~
+        # exp(-|m|): log(1 + e^-m) and its slope, overflow-free
+        small = np.abs(margin, out=scratch("small", (n,)))
         np.exp(np.negative(small, out=small), out=small)
-        work = np.maximum(np.negative(margin), 0)
+        work = np.negative(margin, out=scratch("work", (n,)))
+        np.maximum(work, 0, out=work)  # max(-m, 0)
         loss = work.sum() + np.log1p(small, out=work).sum()
-        slope = np.where(margin >= 0, small, 1.0)
+        flags = np.less(margin, 0, out=flags)
+        slope = np.maximum(small, flags, out=margin)  # where(m >= 0, small, 1)
         np.divide(slope, np.add(small, 1, out=work), out=slope)  # -l'(m) = expit(-m)
-        np.negative(slope, out=slope, where=~negative)  # -y slope
+        np.negative(sign, out=sign)
+        slope *= sign  # -y slope
         grad = design.tdot(slope)
         if not hessian:
             return loss, grad

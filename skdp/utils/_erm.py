@@ -22,14 +22,17 @@ The row-norm bound ``R`` is declared by the user or estimated privately
 (:func:`skdp.utils._erm_inputs.private_row_inputs`).
 """
 
+import copy
 import functools
 import math
 
 import numpy as np
 
 from skdp.utils._erm_rows import (
+    FRESH,
     ROW_BLOCK,
     RowMap,
+    Scratch,
     clip_block,
     long_rows,
     no_long_rows,
@@ -99,21 +102,24 @@ class Design:
 
     _BLOCK = ROW_BLOCK
 
-    def __init__(self, X, scale, constant, row_map=None):
+    def __init__(self, X, scale, constant, row_map=None, scratch=FRESH):
         self.X, self.scale, self.constant, self.row_map = X, scale, constant, row_map
         self.shape = (X.shape[0], X.shape[1] + (constant is not None))
+        self.scratch = scratch  # where dot and gram put their row-sized temporaries
 
     def blocks(self):
         """``(rows, design)`` of each block of ``ROW_BLOCK`` rows, mapped (a plain design)."""
         for start in range(0, max(self.X.shape[0], 1), ROW_BLOCK):
             rows = slice(start, start + ROW_BLOCK)
-            yield rows, Design(self.row_map(self.X[rows]), self.scale, self.constant)
+            yield rows, Design(self.row_map(self.X[rows], rows=rows), self.scale, self.constant)
 
     def dot(self, W):
         """``x~ . w`` for each row: ``(n,)`` for ``W`` of shape ``(dim,)``, else ``(n, K)``."""
         if self.row_map is not None:
             return np.concatenate([block.dot(W) for _, block in self.blocks()])
-        out = self.X @ W[..., : self.X.shape[1]].T
+        V = W[..., : self.X.shape[1]].T
+        out = self.scratch("dot", (self.X.shape[0], *V.shape[1:]))
+        out = np.matmul(self.X, V, out=out)
         if self.constant is not None:
             out += self.constant * W[..., -1]
         out *= self.scale
@@ -151,13 +157,17 @@ class Design:
         if self.row_map is not None:
             return sum(block.gram(weight[rows]) for rows, block in self.blocks())
         X = self.X
-        nonzero = np.flatnonzero(weight)
-        if 2 * nonzero.size < weight.size:
+        if 2 * np.count_nonzero(weight) < weight.size:
+            nonzero = np.flatnonzero(weight)
             X, weight = X[nonzero], weight[nonzero]
         p, G = X.shape[1], np.zeros(2 * self.shape[1:])
         for start in range(0, X.shape[0], self._BLOCK):
             rows = slice(start, start + self._BLOCK)
-            G[:p, :p] += (X[rows] * weight[rows, np.newaxis]).T @ X[rows]
+            block = X[rows]
+            order = "F" if block.strides[0] < block.strides[1] else "C"  # as numpy's "K"
+            weighted = self.scratch("weighted", block.shape, order=order)
+            np.multiply(block, weight[rows, np.newaxis], out=weighted)
+            G[:p, :p] += weighted.T @ block
         if self.constant is not None:
             G[:p, p] = G[p, :p] = self.constant * (weight @ X)
             G[p, p] = self.constant**2 * weight.sum()
@@ -181,26 +191,60 @@ class RowLoss:
     def __init__(self, design):
         self.scale, self.constant, self.row_map = design.scale, design.constant, design.row_map
         self.size = self.columns = design.shape[1]
+        self.scratch, self._reader = FRESH, None
+        self.blocked = design.row_map is not None  # summed one ROW_BLOCK at a time
 
     def rows(self, X):
         """The design rows ``x~`` of a block of rows, mapped by ``row_map`` when set."""
-        return Design(X if self.row_map is None else self.row_map(X), self.scale, self.constant)
+        if self.row_map is not None:
+            X = self.row_map(X, self.scratch)
+        return Design(X, self.scale, self.constant, scratch=self.scratch)
 
     def summed(self, X, codes, **kwargs):
         """``self(X, codes, **kwargs)`` summed over the rows (:func:`minimise`).
 
         :func:`~skdp.utils._stats.sum_blocks` (numpy at once, dask block by block);
         with a ``row_map`` on numpy rows, one block of ``ROW_BLOCK`` rows at a time, so
-        the mapped rows and the loss's temporaries are never row-sized.
+        the mapped rows and the loss's temporaries are never row-sized, in arrays kept
+        for the next block and the next evaluation (:class:`~skdp.utils._erm_rows.Scratch`:
+        the blocks run one after the other here, never at once as on dask's threads).
         """
-        function = functools.partial(self, **kwargs)
-        if self.row_map is None or is_dask_collection(X):
-            return sum_blocks(function, X, codes)
-        total = None
+        if not self.blocked or is_dask_collection(X):
+            return sum_blocks(functools.partial(self, **kwargs), X, codes)
+        reader, total = self.reader(), None
+        function = functools.partial(reader, **kwargs)
         for start in range(0, max(X.shape[0], 1), ROW_BLOCK):
-            part = function(X[start : start + ROW_BLOCK], codes[start : start + ROW_BLOCK])
+            rows = slice(start, start + ROW_BLOCK)
+            block = X[rows]
+            if self.row_map is not None:
+                block = self.row_map(block, reader.scratch, rows=rows)
+            part = function(block, codes[rows])
             total = part if total is None else [t + p for t, p in zip(total, part, strict=True)]
         return total
+
+    def reader(self):
+        """This loss without its ``row_map``, reading mapped blocks, on kept arrays."""
+        if self.row_map is None and self.scratch is not FRESH:
+            return self
+        if self._reader is None:
+            self._reader = copy.copy(self)
+            self._reader.row_map, self._reader.scratch = None, Scratch()
+        return self._reader
+
+    def mapped(self, X, rows):
+        """``(loss, mapped)``: the rows ``X[rows]`` (a slice) mapped once, and a copy of
+        this loss that reads them as they are, block by block as this one would map them.
+
+        A solver that evaluates the loss many times on a few rows (the warm start of
+        :func:`minimise`) maps them once. Without a ``row_map``: this loss and a
+        C-ordered copy of ``X[rows]``.
+        """
+        if self.row_map is None:
+            return self, np.ascontiguousarray(X[rows])
+        return self.reader(), self.row_map(X[rows], rows=rows)
+
+    def __getstate__(self):  # shipped to dask's workers: without the kept arrays
+        return {**self.__dict__, "_reader": None, "scratch": FRESH}
 
 
 def unit_ball_design(X, norm, *, fit_intercept, overwrite=False, columns=None, squares=None):
@@ -224,7 +268,7 @@ def unit_ball_design(X, norm, *, fit_intercept, overwrite=False, columns=None, s
     if n_long and overwrite and columns is None:
         _clip_rows_in_place(X, norm, squares)
     elif n_long or columns is not None:  # an ulp off is in the margin
-        row_map = RowMap(columns, norm if n_long else None)
+        row_map = RowMap(columns, norm if n_long else None, squares=squares)
         return scaled_design(X, norm, fit_intercept=fit_intercept, row_map=row_map)
     return scaled_design(X, norm, fit_intercept=fit_intercept)
 

@@ -114,13 +114,15 @@ class ColumnScaling:
         n_clipped = int(np.count_nonzero(clipped != X))
         return self._scaled(clipped), n_clipped
 
-    def apply(self, X):
+    def apply(self, X, out=None):
         """``X'``: the clipped, scaled rows, the values :meth:`transform` gives.
 
-        A new Fortran-ordered array, filled one column at a time (twice as fast on
-        narrow blocks as the row-wise broadcast, the same operations on each value).
+        Written into ``out`` (of ``X``'s shape) or a new Fortran-ordered array, one
+        column at a time (twice as fast on narrow blocks as the row-wise broadcast, the
+        same operations on each value).
         """
-        out = np.empty(X.shape, order="F")
+        if out is None:
+            out = np.empty(X.shape, order="F")
         for j, (shift, scale) in enumerate(zip(self.shift, self.scale, strict=True)):
             column = np.clip(X[:, j], self.lower[j], self.upper[j], out=out[:, j])
             column -= shift

@@ -23,6 +23,7 @@ from skdp.exceptions import ClippingWarning
 __all__ = [
     "ROW_BLOCK",
     "RowMap",
+    "Scratch",
     "clip_block",
     "long_rows",
     "no_long_rows",
@@ -36,6 +37,37 @@ __all__ = [
 ROW_BLOCK = 2**14
 
 
+class Scratch:
+    """Arrays reused by every block of a pass over the rows, and by the next passes.
+
+    ``scratch(name, shape)`` is an uninitialised array, the same memory for every call
+    with that name and ``shape[1:]`` (its first rows for a shorter block). A block's
+    temporaries are 128 KiB and more (``ROW_BLOCK`` values), where glibc's ``malloc``
+    may map fresh pages for each allocation and unmap them when it is freed (its
+    threshold moves with the process's history): at 10^5 x 10 rows such page faults
+    took 35 of the 80 ms of an
+    :class:`~skdp.linear_model.ObjectivePerturbationLogistic` fit, in the processes
+    where they happened. The caller must be done with an array before it asks for the
+    same name again; :data:`FRESH` (no reuse) stands in where arrays must outlive the
+    block.
+    """
+
+    def __init__(self, reuse=True):
+        self.reuse, self._arrays = reuse, {}
+
+    def __call__(self, name, shape, dtype=np.float64, order="C"):
+        if not self.reuse:
+            return np.empty(shape, dtype, order=order)
+        key = (name, shape[1:], np.dtype(dtype), order)
+        array = self._arrays.get(key)
+        if array is None or array.shape[0] < shape[0]:
+            array = self._arrays[key] = np.empty(shape, dtype, order=order)
+        return array[: shape[0]]  # a shorter block (the last) reads the first rows
+
+
+FRESH = Scratch(reuse=False)
+
+
 class RowMap:
     """A public map of a block of rows: ``columns``, then rows longer than ``norm`` scaled
     down to it (each row on its own; picklable when ``columns`` is).
@@ -43,10 +75,14 @@ class RowMap:
     Parameters
     ----------
     columns : callable or None
-        Maps a block of rows to a new array of mapped rows (the caller's copy), e.g.
+        Maps a block of rows to mapped rows, written into ``out`` or a new array, e.g.
         :meth:`skdp.utils._erm_inputs.ColumnScaling.apply`; None leaves them as they are.
     norm : float or None
         The L2 norm bound; None clips no row.
+    squares : ndarray or None
+        The squared norms of all the (mapped) rows (:func:`row_squares`): the long rows
+        and their factors are then found once, and a block read with its ``rows`` looks
+        them up instead of summing its squares again (the same values, to the bit).
 
     Examples
     --------
@@ -57,23 +93,47 @@ class RowMap:
            [0.3, 0.4]])
     """
 
-    def __init__(self, columns=None, norm=None):
-        self.columns, self.norm = columns, norm
+    def __init__(self, columns=None, norm=None, squares=None):
+        self.columns, self.norm, self.long = columns, norm, None
+        if norm is not None and squares is not None:
+            self.long = np.flatnonzero(squares > norm**2)
+            self.factors = norm / np.sqrt(squares[self.long])
 
-    def __call__(self, X):
-        rows = X if self.columns is None else self.columns(X)
+    def __call__(self, X, scratch=FRESH, rows=None):
+        """The mapped rows of the block ``X``, in ``scratch``'s arrays (:class:`Scratch`).
+
+        ``rows``: the slice of the whole data that ``X`` is (with ``squares``).
+        """
+        out = X
+        if self.columns is not None:
+            out = self.columns(X, out=scratch("rows", X.shape, order="F"))
         if self.norm is None:
-            return rows
-        long, squares = _long_rows(rows, self.norm)
+            return out
+        if self.long is None or rows is None:
+            long, squares = _long_rows(out, self.norm, scratch)
+            factors = self.norm / np.sqrt(squares)
+        else:
+            long, factors = self._long_rows_of(rows, X.shape[0])
         if not long.size:
-            return rows
-        if rows is X:  # never write into the caller's data
-            rows = X.copy()
-        rows[long] *= (self.norm / np.sqrt(squares))[:, np.newaxis]
-        return rows
+            return out
+        if out is X:  # never write into the caller's data
+            out = scratch("rows", X.shape)
+            np.copyto(out, X)
+        out[long] *= factors[:, np.newaxis]
+        return out
+
+    def _long_rows_of(self, rows, size):
+        """The long rows among the ``size`` rows of the slice ``rows``, and their factors."""
+        start, step = rows.start or 0, rows.step or 1
+        low, high = np.searchsorted(self.long, [start, start + step * size])
+        long, factors = self.long[low:high] - start, self.factors[low:high]
+        if step > 1:
+            keep = long % step == 0
+            long, factors = long[keep] // step, factors[keep]
+        return long, factors
 
 
-def _long_rows(rows, norm):
+def _long_rows(rows, norm, scratch=FRESH):
     """``(indices, squared norms)`` of the rows longer than ``norm``.
 
     Each squared norm summed as that of one C-ordered row, the value
@@ -81,7 +141,7 @@ def _long_rows(rows, norm):
     sums its squares in another order, an ulp apart, so its rows that may be too long
     are looked at again, as C-ordered rows.
     """
-    squares = np.einsum("ij,ij->i", rows, rows)
+    squares = np.einsum("ij,ij->i", rows, rows, out=scratch("squares", rows.shape[:1]))
     if rows.flags.c_contiguous:
         long = np.flatnonzero(squares > norm**2)
         return long, squares[long]

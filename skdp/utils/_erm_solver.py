@@ -25,6 +25,9 @@ NEWTON_ONLY_DIM = 100  # above this many parameters, L-BFGS runs before Newton
 MAX_ITER = 1000  # per solver phase
 WARM_ROWS = 20_000  # rows of the subsample a warm start is found on (_warm_start)
 WARM_TOL = 1e-4  # its stopping rule: the subsample's own error is larger
+# a full Newton step is predicted to end at the stopping rule (and the Hessian there is
+# not summed) when rate * ||grad||^2 is below the rule's bound divided by this
+PREDICTION_MARGIN = 16
 
 # Designs of at most this many columns are solved with one BLAS thread (blas_threads).
 SINGLE_THREAD_DIM = 1024
@@ -87,8 +90,8 @@ def _warm_start(loss, X, codes, lam, b, max_iter):
     if is_dask_collection(X) or n < 4 * WARM_ROWS:
         return None
     every = n // WARM_ROWS
-    rows, sub_codes = np.ascontiguousarray(X[::every]), codes[::every]
-    ratio = rows.shape[0] / n
+    loss, rows = loss.mapped(X, slice(None, None, every))  # the subsample, mapped once
+    sub_codes, ratio = codes[::every], rows.shape[0] / n
     return _damped_newton(loss, rows, sub_codes, lam * ratio, b * ratio, WARM_TOL, max_iter)[0]
 
 
@@ -111,9 +114,13 @@ def _damped_newton(loss, X, codes, lam, b, tol, max_iter, w=None):
         )
         w, n_iter = result.x, int(result.nit)
     value, grad, hessian = objective(w, hessian=True)
+    rate = None  # of quadratic convergence, ||g+|| / ||g||^2, measured at the last full step
     for _ in range(max_iter):
-        if np.linalg.norm(grad) <= tol * (n + np.linalg.norm(b) + lam * np.linalg.norm(w)):
+        bound = tol * (n + np.linalg.norm(b) + lam * np.linalg.norm(w))
+        if np.linalg.norm(grad) <= bound:
             return w, n_iter, True
+        if hessian is None:  # predicted to stop here, but did not: the same pass again
+            hessian = objective(w, hessian=True)[2]
         hessian.flat[:: dim + 1] += lam
         step = solve(hessian, grad, assume_a="pos")
         # backtracking; near the optimum the full step wins. A smaller gradient alone
@@ -124,7 +131,12 @@ def _damped_newton(loss, X, codes, lam, b, tol, max_iter, w=None):
         t = min(1.0, _radius(value, lam, b) / np.linalg.norm(step))
         for _ in range(40):
             new_w = w - t * step
-            new_value, new_grad, new_hessian = objective(new_w, hessian=True)
+            # the Hessian at the point where the rule stops is never used: not summed
+            # when the full step is predicted to end there (an error costs one pass)
+            last = (
+                t == 1 and rate is not None and rate * (grad @ grad) <= bound / PREDICTION_MARGIN
+            )
+            new_value, new_grad, *new_hessian = objective(new_w, hessian=not last)
             if new_value < value or (
                 new_value <= value + slack and np.linalg.norm(new_grad) < np.linalg.norm(grad)
             ):
@@ -132,7 +144,8 @@ def _damped_newton(loss, X, codes, lam, b, tol, max_iter, w=None):
             t = _shorter_step(t, value, -(grad @ step), new_value)
         else:  # no descent left above rounding: w is as close as float64 gets
             return w, n_iter, False
-        w, value, grad, hessian = new_w, new_value, new_grad, new_hessian
+        rate = np.linalg.norm(new_grad) / (grad @ grad) if t == 1 else None
+        w, value, grad, hessian = new_w, new_value, new_grad, (new_hessian or [None])[0]
         n_iter += 1
     return w, n_iter, False
 
