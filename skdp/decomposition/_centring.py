@@ -14,6 +14,7 @@ The count and the sums are those of :func:`skdp.utils._centred_sums.centred_sums
 with one group and no squares (same sensitivities and noise scales, in one release).
 """
 
+import sys
 import warnings
 from dataclasses import dataclass
 
@@ -36,7 +37,9 @@ _MIN_NORM = 2.0**-30
 _NORMS = 2**16  # norms counted at a time (512 kB)
 # the formula of Centring.scatter serves while its terms stay below this many norm^2
 _CANCELLATION = 2.0**30
-_KEY = np.uint64(48)  # a norm's key: the top 16 bits of its square (exponent, 4 mantissa bits)
+# a norm's key: the top 16 bits of its square (sign, exponent, 4 mantissa bits), the
+# last of its four uint16 words on a little-endian machine
+_KEY = 3 if sys.byteorder == "little" else 0
 
 
 class _Box:
@@ -77,10 +80,10 @@ class _Box:
                 yield first, block, 0
                 continue
             if self.buffer is None:
-                bounds = (self.lower, self.upper, self.origin)
-                self.tiles = [np.tile(b, (self.rows, 1)) for b in bounds]
+                bounds = (self.lower, self.upper, self.origin if self.shifted else None)
+                self.tiles = [None if b is None else np.tile(b, (self.rows, 1)) for b in bounds]
                 self.buffer = np.empty((self.rows, block.shape[1]))
-            lower, upper, origin = (tile[: block.shape[0]] for tile in self.tiles)
+            lower, upper, origin = (t if t is None else t[: block.shape[0]] for t in self.tiles)
             rows = self.buffer[: block.shape[0]]
             clipped = 0
             if self.inside[index]:
@@ -92,10 +95,14 @@ class _Box:
                     rows -= origin
             yield first, rows, clipped
 
-    def take(self, indices):
-        """``clip(X[indices], lower, upper) - origin`` (the same values as :meth:`blocks`)."""
-        rows = np.minimum(np.maximum(self.X[indices], self.lower), self.upper)
-        return rows - self.origin if self.shifted else rows
+    def take(self, indices, out):
+        """``clip(X[indices], lower, upper) - origin`` into ``out`` (the values of
+        :meth:`blocks`; a reused array: a new one costs its page faults)."""
+        rows = np.take(self.X, indices, axis=0, out=out[: indices.size])
+        np.minimum(np.maximum(rows, self.lower, out=rows), self.upper, out=rows)
+        if self.shifted:
+            rows -= self.origin
+        return rows
 
 
 @dataclass
@@ -163,10 +170,12 @@ class Centring:
         of the centred norms (added up over chunks) and each norm's key, the top 16
         bits of its square as ``uint16`` (2 bytes a row, for :meth:`scatter`)."""
         keys = np.empty(self.box.X.shape[0], dtype=np.uint16)
-        below = 0
+        below, norms = 0, None
         for start, squared in self._squared_chunks():
             keys[start : start + squared.size] = _keys(squared)
-            below = below + feature_counts(np.sqrt(squared)[:, np.newaxis])[0][0]
+            norms = np.empty_like(squared) if norms is None else norms[: squared.size]
+            np.sqrt(squared, out=norms)
+            below = below + feature_counts(norms[:, np.newaxis])[0][0]
         return below, keys
 
     def _long_rows(self, norm, keys):
@@ -190,12 +199,15 @@ class Centring:
             correction[...] += (centred * excess[:, np.newaxis]).T @ centred
 
         if keys is not None:
-            candidates = np.flatnonzero(keys >= _keys(np.float64(bound)))
-            for start in range(0, candidates.size, self.box.step):
-                rows = self.box.take(candidates[start : start + self.box.step])
-                squared = self._squared(rows, np.empty(rows.shape[0]))
-                keep = squared > bound
-                correct(rows[keep] - shift, squared[keep])
+            key, step = _keys(bound)[0], self.box.step
+            buffer, norms = np.empty((min(step, keys.size), d)), np.empty(min(step, keys.size))
+            for start in range(0, keys.size, _NORMS):
+                taken = start + np.flatnonzero(keys[start : start + _NORMS] >= key)
+                for first in range(0, taken.size, step):
+                    rows = self.box.take(taken[first : first + step], buffer)
+                    squared = self._squared(rows, norms[: rows.shape[0]])
+                    keep = squared > bound
+                    correct(rows[keep] - shift, squared[keep])
             return found, correction
         reach = norm - np.linalg.norm(shift)
         for _, rows, _ in self.box.blocks():
@@ -261,8 +273,9 @@ class Centring:
 
 
 def _keys(squared):
-    """The top 16 bits of non-negative floats, as ``uint16``: ordered as the values."""
-    return (np.asarray(squared).view(np.uint64) >> _KEY).astype(np.uint16)
+    """The top 16 bits of float64 values, as ``uint16``: ordered as the non-negative
+    values (their bit patterns are), ``-0.0`` above all."""
+    return np.asarray(squared, dtype=np.float64).reshape(-1).view(np.uint16)[_KEY::4]
 
 
 def private_centring(X, lower, upper, *, epsilon_count, epsilon_sums, stacklevel, random_state):
