@@ -10,6 +10,8 @@ operations are element by element or reduce within the row, in the same order), 
 a batched draw is bit for bit a sequence of single ones.
 """
 
+import functools
+
 import numpy as np
 
 __all__ = ["block_scores", "forward", "forward_quadratic", "forward_windowed"]
@@ -23,7 +25,10 @@ _WINDOWED_MARGIN = 2.0**-30
 # windowed proposal would be rejected too often: the pair matrix's tighter margin is used
 _WINDOWED_MAX_SLACK = 2.0**-8
 _WINDOWED_FROM = 48  # candidates from which the O(K log K) program beats the pair matrix
-_TABLE_ENTRIES = 2**16  # range-sum table entries of one batch of rows (512 kB)
+_TABLE_ENTRIES = 5 * 2**14  # range-sum table entries of one batch of rows (640 kB: the 10
+# features of a 257-candidate scaler in one batch)
+# terms per logaddexp call from which a call per run beats a call per step of all runs
+_TERMS_PER_CALL = 80
 
 
 def _log_column_sums(X):
@@ -112,11 +117,13 @@ class _RangeLogSums:
     def __init__(self, v):
         rows, K = v.shape
         self.v = v
-        # levels of blocks of 2, 4, ... (only the positions in [0, K) that queries
-        # read: missing terms beyond K would be -inf and add nothing, as
-        # logaddexp(-inf, x) == x exactly, so the values are those of full blocks)
         self.table = np.empty((max(1, (K - 1).bit_length()), rows, K))
-        for level in range(self.table.shape[0]):
+        # levels of half-blocks of at most v.size / _TERMS_PER_CALL terms, where a
+        # call per run costs more than its terms, all at once (_step_sums); the
+        # longer ones one accumulate per run
+        short = min(self.table.shape[0], max(1, (v.size // _TERMS_PER_CALL).bit_length()))
+        _step_sums(v, self.table[:short])
+        for level in range(short, self.table.shape[0]):
             half = 1 << level
             full = K // (2 * half) * 2 * half
             _running_sums(v[:, :full], self.table[level, :, :full], half)
@@ -167,12 +174,61 @@ def _running_sums(v, out, half, *, reverse=None):
     np.logaddexp.accumulate(blocks[:, :, 1, :], axis=2, out=target[:, :, 1, :])
 
 
+def _step_sums(v, table):
+    """The first ``len(table)`` levels of :class:`_RangeLogSums`' table, every run of
+    every level and row advanced by one vectorised ``logaddexp`` per step (:func:`_runs`):
+    the same terms in the same order as :func:`_running_sums`, so the same floats."""
+    positions, levels, counts = _runs(v.shape[1], table.shape[0])
+    sums = v.T.take(positions, axis=0)  # row r of v in column r
+    ends = np.cumsum(counts)
+    for s in range(1, counts.size):  # step s: the s-th term of each run still going
+        first, start, stop = ends[s - 2] if s > 1 else 0, ends[s - 1], ends[s]
+        np.logaddexp(sums[first : first + stop - start], sums[start:stop], out=sums[start:stop])
+    table.transpose(0, 2, 1)[levels, positions] = sums
+
+
+@functools.lru_cache(maxsize=32)
+def _runs(K, n_levels):
+    """The running sums of the first ``n_levels`` levels of :class:`_RangeLogSums`'
+    table on one row of ``K``, step-major.
+
+    Level ``k`` (half-blocks of ``h = 2**k``) splits ``[0, K)`` into blocks of
+    ``2 h``: the first half of each is summed leftwards from its middle, the second
+    rightwards; of a last, partial block the first half (or all of it, if shorter)
+    runs leftwards from its end and the rest rightwards (:func:`_running_sums`). A
+    run along positions ``p_0, p_1, ...`` is ``t[k, p_0] = v[p_0]``, ``t[k, p_s] =
+    logaddexp(t[k, p_{s-1}], v[p_s])``. Returns ``(positions, levels, counts)``: the
+    runs sorted by decreasing length, then their ``s``-th positions and levels for
+    ``s = 0, 1, ...`` (``counts[s]`` of them: a prefix of the runs, those longer than
+    ``s``).
+    """
+    runs = []
+    for level in range(n_levels):
+        half = 1 << level
+        full = K // (2 * half) * 2 * half
+        middles = range(half, full, 2 * half)
+        runs += [(level, range(m - 1, m - half - 1, -1)) for m in middles]
+        runs += [(level, range(m, m + half)) for m in middles]
+        if full < K:
+            stop = min(full + half, K)
+            runs.append((level, range(stop - 1, full - 1, -1)))
+            if stop < K:
+                runs.append((level, range(stop, K)))
+    runs.sort(key=lambda run: -len(run[1]))
+    lengths = np.array([len(run) for _, run in runs])
+    counts = np.array([np.count_nonzero(lengths > s) for s in range(lengths[0])])
+    steps = [(s, runs[: counts[s]]) for s in range(counts.size)]
+    positions = np.array([run[s] for s, active in steps for _, run in active])
+    levels = np.array([level for _, active in steps for level, _ in active])
+    return positions, levels, counts
+
+
 def forward(bounds, targets, totals, rates, strict):
     """One ``(ell, last, log Z, slack)`` per row of ``bounds = (lo, hi)``.
 
     By :func:`forward_windowed` for a row with non-decreasing ranks and at least
     ``_WINDOWED_FROM`` candidates (all such rows at once, in batches whose range-sum
-    tables hold at most ``_TABLE_ENTRIES`` values: 512 kB), unless its slack would make
+    tables hold at most ``_TABLE_ENTRIES`` values: 640 kB), unless its slack would make
     the acceptance rate fall below ``1 - 2**-8``; else by the pair matrix (cheaper
     on a few candidates).
     """

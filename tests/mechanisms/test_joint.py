@@ -180,6 +180,38 @@ def test_windowed_program_matches_the_pair_matrix():
         assert fast[3] >= full[3]  # the proposal's slack covers at least as much
 
 
+def _accumulated_table(v):
+    """The range-sum table level by level, one ``logaddexp.accumulate`` per run."""
+    rows, K = v.shape
+    table = np.empty((max(1, (K - 1).bit_length()), rows, K))
+    for level in range(table.shape[0]):
+        half = 1 << level
+        full = K // (2 * half) * 2 * half
+        forward_module._running_sums(v[:, :full], table[level, :, :full], half)
+        for start in range(full, K, half):
+            stop = min(start + half, K)
+            forward_module._running_sums(v[:, start:stop], table[level, :, start:stop],
+                                         stop - start, reverse=start == full)  # fmt: skip
+    return table
+
+
+@pytest.mark.parametrize("terms_per_call", [1, 80, 10**9])
+def test_range_sums_by_steps_are_those_of_one_accumulate_per_run(monkeypatch, terms_per_call):
+    # the table's short levels advance all runs one term per call: the same floats,
+    # bit for bit, as accumulating each run (1: every level by steps; 10**9: only
+    # level 0), on -inf entries, empty rows and partial last blocks
+    monkeypatch.setattr(forward_module, "_TERMS_PER_CALL", terms_per_call)
+    rng = np.random.default_rng(1)
+    for case in range(150):
+        rows, K = int(rng.integers(1, 8)), int(rng.choice([1, 2, 3, 5, 8, 17, 64, 100, 257]))
+        v = np.cumsum(rng.normal(size=(rows, K)) * rng.choice([0.1, 3.0, 100.0]), axis=1)
+        v[rng.random(v.shape) < (0.3 if case % 3 == 0 else 0.0)] = -np.inf
+        if case % 10 == 0:
+            v[0] = -np.inf
+        sums = forward_module._RangeLogSums(v)
+        assert np.array_equal(sums.table, _accumulated_table(v))
+
+
 def test_windowed_program_gives_the_exact_law():
     # the backward draw's conditional laws, multiplied out from the windowed messages,
     # against enumeration: equal to ~1e-12
