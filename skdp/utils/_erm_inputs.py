@@ -108,10 +108,22 @@ class ColumnScaling:
         """Half the width of each column's bounds."""
         return (self.upper - self.lower) / 2
 
-    def transform(self, X):
-        """``(X', n_clipped)``: the clipped, scaled rows and how many values were clipped."""
-        clipped = np.clip(X, self.lower, self.upper)
-        n_clipped = int(np.count_nonzero(clipped != X))
+    def transform(self, X, scratch=None):
+        """``(X', n_clipped)``: the clipped, scaled rows and how many values were clipped.
+
+        ``scratch`` (:class:`~skdp.utils._erm_rows.Scratch`, numpy ``X``) holds
+        ``X'`` and the temporaries, laid out as numpy would lay out new arrays.
+        """
+        if scratch is None:
+            clipped = np.clip(X, self.lower, self.upper)
+            n_clipped = int(np.count_nonzero(clipped != X))
+        else:
+            order = "F" if X.strides[0] < X.strides[1] else "C"  # as numpy's "K"
+            clipped = np.clip(
+                X, self.lower, self.upper, out=scratch("clipped", X.shape, order=order)
+            )
+            changed = np.not_equal(clipped, X, out=scratch("changed", X.shape, bool, order))
+            n_clipped = int(np.count_nonzero(changed))
         return self._scaled(clipped), n_clipped
 
     def apply(self, X, out=None):

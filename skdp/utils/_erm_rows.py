@@ -156,8 +156,9 @@ def row_squares(X, columns=None):
     """``(squared L2 norm of each row of columns(X), values columns clipped)``.
 
     ``columns`` maps a block of rows to ``(rows, n_clipped)`` (such as
-    :meth:`skdp.utils._erm_inputs.ColumnScaling.transform`) and runs on one block of
-    ``ROW_BLOCK`` rows at a time; None reads ``X`` as it is (0 clipped).
+    :meth:`skdp.utils._erm_inputs.ColumnScaling.transform`, given ``scratch``) and
+    runs on one block of ``ROW_BLOCK`` rows at a time; None reads ``X`` as it is (0
+    clipped).
 
     Examples
     --------
@@ -168,10 +169,10 @@ def row_squares(X, columns=None):
     """
     if columns is None:
         return np.einsum("ij,ij->i", X, X), 0
-    squares, n_clipped = np.empty(X.shape[0]), 0
+    squares, n_clipped, scratch = np.empty(X.shape[0]), 0, Scratch()
     for start in range(0, X.shape[0], ROW_BLOCK):
-        rows, clipped = columns(X[start : start + ROW_BLOCK])
-        squares[start : start + ROW_BLOCK] = np.einsum("ij,ij->i", rows, rows)
+        rows, clipped = columns(X[start : start + ROW_BLOCK], scratch=scratch)
+        np.einsum("ij,ij->i", rows, rows, out=squares[start : start + ROW_BLOCK])
         n_clipped += clipped
     return squares, n_clipped
 

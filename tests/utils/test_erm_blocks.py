@@ -90,3 +90,14 @@ def test_a_missed_prediction_sums_the_hessian_and_takes_the_same_path(monkeypatc
     np.testing.assert_array_equal(found[0], expected[0])
     assert found[1:] == expected[1:]
     assert False in passes and passes.count(True) > 2
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_row_squares_on_kept_arrays_are_the_plain_ones(order):
+    """The per-feature map in kept arrays: the same squared norms and clipped count as
+    new arrays, on C- and Fortran-ordered rows (laid out as numpy lays out new arrays)."""
+    rows = np.asarray(X, order=order)
+    squares, n_clipped = row_squares(rows, SCALING.transform)
+    plain, expected = SCALING.transform(rows)
+    assert n_clipped == expected > 0
+    np.testing.assert_array_equal(squares, np.einsum("ij,ij->i", plain, plain))
