@@ -308,7 +308,8 @@ def private_centring(X, lower, upper, *, epsilon_count, epsilon_sums, stacklevel
         gram += rows.T @ rows
         whole = rows.shape[0] // _WIDE * _WIDE  # a multiple of _WIDE rows: one long axis
         wide += rows[:whole].reshape(-1, _WIDE * d).sum(axis=0)
-        tail += np.einsum("ij->j", rows[whole:])
+        if whole < rows.shape[0]:
+            tail += np.einsum("ij->j", rows[whole:])
     if count:
         warn_clipped(count, X.size, stacklevel=stacklevel + 1)
     sums = wide.reshape(_WIDE, d).sum(axis=0) + tail
