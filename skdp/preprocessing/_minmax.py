@@ -255,6 +255,7 @@ class MinMaxScaler(AffineScalerMixin, BaseEstimator):
                     columns=X,
                     stacklevel=4,
                     random_state=rng,
+                    finite=True,  # validated above
                 )
                 lower, upper = found.bounds
                 split = {**found.epsilon_split, "quantiles": found.remaining}

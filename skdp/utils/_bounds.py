@@ -123,7 +123,7 @@ def _expected(n_noisy, rate):
     return None if n_noisy is None else rate * max(n_noisy, 1)
 
 
-def estimate_bounds(X, *, epsilon, tier=1, n_noisy=None, random_state=None):
+def estimate_bounds(X, *, epsilon, tier=1, n_noisy=None, random_state=None, finite=False):
     """Per-feature ``(lower, upper)`` from private high quantiles, never failing.
 
     ``tier=1``: for each of the ``d`` features, ``epsilon / d``: a
@@ -166,6 +166,9 @@ def estimate_bounds(X, *, epsilon, tier=1, n_noisy=None, random_state=None):
         The released noisy record count, for :func:`margin_quantile` and the
         subsample's rate (None: every row is read).
     random_state : None, int or numpy.random.Generator, default=None
+    finite : bool, default=False
+        True: the caller has checked ``X`` finite (validated input), and the check
+        here (two passes over ``X``, 4 ms at 10^6 x 10) is skipped.
 
     Returns
     -------
@@ -182,7 +185,8 @@ def estimate_bounds(X, *, epsilon, tier=1, n_noisy=None, random_state=None):
     """
     X = as_numeric(X)  # integers stay integers: blocks are converted where read
     X = X.reshape(-1, 1) if X.ndim == 1 else X
-    if X.size and X.dtype.kind == "f" and not (np.isfinite(X.min()) and np.isfinite(X.max())):
+    checked = finite or not X.size or X.dtype.kind != "f"
+    if not (checked or (np.isfinite(X.min()) and np.isfinite(X.max()))):
         raise ValueError("X must be finite to estimate its bounds")  # nan propagates
     d, rng = X.shape[1], check_random_state(random_state)
     if tier == 3:
@@ -309,6 +313,7 @@ def estimate_public_inputs(
     count_share=COUNT_SHARE,
     stacklevel=2,
     random_state=None,
+    finite=False,
 ):
     """Estimate privately what the user did not declare, and say what is left.
 
@@ -339,6 +344,8 @@ def estimate_public_inputs(
     stacklevel : int, default=2
         Of the fallback warning.
     random_state : numpy.random.Generator, int or None
+    finite : bool, default=False
+        ``columns`` already checked finite by the caller (:func:`estimate_bounds`).
 
     Returns
     -------
@@ -372,6 +379,7 @@ def estimate_public_inputs(
             tier=out.bounds_tier,
             n_noisy=out.n_samples,
             random_state=rng,
+            finite=finite,
         )
         warn_public_bounds(
             out.bounds_tier,

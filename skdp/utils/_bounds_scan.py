@@ -234,9 +234,17 @@ def feature_counts(X, rows=None):
         stop = min(start + step, n)
         if direct:
             block = X[start:stop]
-        else:  # gathered and converted into one float64 buffer
+        elif rows is None:  # converted into one float64 buffer
             block = buffer[: stop - start]
-            block[...] = X[start:stop] if rows is None else X[rows[start:stop]]
+            block[...] = X[start:stop]
+        else:  # gathered and converted
+            block = buffer[: stop - start]
+            if not X.flags.c_contiguous:
+                block[...] = X[rows[start:stop]]
+            elif X.dtype == np.float64:  # take: a quarter of the time of X[rows]
+                X.take(rows[start:stop], axis=0, out=block, mode="clip")  # rows are valid
+            else:
+                block[...] = X.take(rows[start:stop], axis=0)
         bits, cell = block.view(np.uint64), cells[: stop - start]
         np.right_shift(bits, np.uint64(_SHIFT), out=cell)
         cell = cell.view(np.int64)  # take() is fastest on intp

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from skdp import PrivacyLedger, PublicBoundsWarning
+from skdp.preprocessing import MinMaxScaler
 from skdp.utils._bounds import (
     FALLBACK_BOUND,
     bounds_share,
@@ -90,9 +91,20 @@ def test_a_constant_zero_column_gets_a_non_degenerate_box():
     assert lower[0] < 0 < upper[0]
 
 
-def test_non_finite_data_is_refused():
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_non_finite_data_is_refused(bad):
     with pytest.raises(ValueError, match="finite"):
-        estimate_bounds(np.array([1.0, np.nan]), epsilon=1.0)
+        estimate_bounds(np.array([1.0, bad]), epsilon=1.0)
+    # finite=True skips the check for callers that validated X themselves: the
+    # estimators still refuse non-finite input, through their own validation
+    X = np.random.default_rng(0).normal(size=(3000, 2))
+    assert np.array_equal(
+        estimate_bounds(X, epsilon=1.0, n_noisy=3000, random_state=1, finite=True),
+        estimate_bounds(X, epsilon=1.0, n_noisy=3000, random_state=1),
+    )
+    X[5, 1] = bad
+    with pytest.raises(ValueError, match=r"NaN|infinity"):
+        MinMaxScaler(random_state=0).fit(X)
 
 
 def test_shares_follow_the_noisy_count():
