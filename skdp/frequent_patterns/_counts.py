@@ -15,16 +15,20 @@ model on all of them. Nothing here adds noise.
 import numpy as np
 import scipy.sparse as sp
 
-from skdp.frequent_patterns._bitmask import mask_counts, pack_transactions, popcount
+from skdp.frequent_patterns._bitmask import mask_counts, pack_transactions
 from skdp.frequent_patterns._mining import (
-    _CHUNK_WORDS,
     MAX_PATTERNS,
     _groups,
     _item_bitsets,
     _rows_containing,
     _too_many,
 )
-from skdp.frequent_patterns._tidsets import Tidsets, prepare_counts
+from skdp.frequent_patterns._tidsets import (
+    MAX_TIDSET_ITEMS,
+    Tidsets,
+    _and_popcounts,
+    prepare_counts,
+)
 from skdp.utils._stats import is_dask_collection, sum_blocks
 
 __all__ = ["TransactionCounts"]
@@ -55,12 +59,21 @@ class _BlockCounts:
         return counts, np.int64(X.shape[0])
 
     def pairs(self, block):
-        """``X_S^T X_S`` above the diagonal for the columns ``S``, as a sparse matrix."""
+        """``X_S^T X_S`` above the diagonal for the columns ``S``, as a sparse matrix
+        (asked over more than ``MAX_TIDSET_ITEMS`` items: CSR blocks)."""
         X = self.prepare(block)
-        if isinstance(X, Tidsets):
-            return X.pair_supports(self.query["columns"])
         X = X[:, self.query["columns"]].astype(np.int64).tocsc()
         return sp.csr_matrix(sp.triu(X.T @ X, k=1))
+
+    def pair_list(self, block):
+        """Support of each row ``(a, b)`` of the int array ``pairs``."""
+        X = self.prepare(block)
+        pairs = self.query["pairs"]
+        if isinstance(X, Tidsets):
+            return X.supports(pairs)
+        used, index = np.unique(pairs, return_inverse=True)
+        bitsets = _item_bitsets(X.tocsc()[:, used], max(1, -(-X.shape[0] // 64)))
+        return _and_popcounts(bitsets, index.reshape(pairs.shape))
 
     def itemsets(self, block):
         """Support of each itemset (tuples of columns; the empty one: every row)."""
@@ -84,7 +97,7 @@ class _BlockCounts:
             used, index = np.unique(level, return_inverse=True)
             n_words = max(1, -(-X.shape[0] // 64))
             bitsets = _item_bitsets(X_csc[:, used], n_words)
-            out[rows] = _and_counts(bitsets, index.reshape(level.shape))
+            out[rows] = _and_popcounts(bitsets, index.reshape(level.shape))
         return out
 
     def joins(self, block):
@@ -101,7 +114,7 @@ class _BlockCounts:
         if q["counting"] == "bitsets":
             bitsets = _item_bitsets(X_csc, max(1, -(-X.shape[0] // 64)))
             columns = np.column_stack((level[parent], level[partner, -1]))
-            return _and_counts(bitsets, columns)
+            return _and_popcounts(bitsets, columns)
         support = np.zeros(parent.size, dtype=np.int64)
         starts, ends = _groups(level)
         first = np.searchsorted(parent, starts)  # joins are sorted by parent
@@ -130,20 +143,6 @@ class _BlockCounts:
             masks = pack_transactions(X[:, list(basis)], range(len(basis)))
             parts.append(mask_counts(masks, len(basis))[1:])
         return np.concatenate(parts)
-
-
-def _and_counts(bitsets, columns):
-    """Popcount of the AND of the tidsets ``bitsets[row]`` of each row of ``columns``."""
-    n_words = bitsets.shape[1]
-    chunk = max(1, _CHUNK_WORDS // n_words)
-    out = np.empty(columns.shape[0], dtype=np.int64)
-    for start in range(0, columns.shape[0], chunk):
-        stop = min(start + chunk, columns.shape[0])
-        joint = bitsets[columns[start:stop, 0]]
-        for column in range(1, columns.shape[1]):
-            joint &= bitsets[columns[start:stop, column]]
-        out[start:stop] = popcount(joint).sum(axis=1)
-    return out
 
 
 def _joins(level):
@@ -192,6 +191,11 @@ class TransactionCounts:
             raise ValueError("X must have at least one item column.")
         self.X, self.prepare, self.n_items = X, prepare, n_items
         self._items = None
+        # pair supports counted so far (-1: not yet), over few items: exact, so any
+        # later query may read them instead of counting again
+        self._pairs = None
+        if n_items <= MAX_TIDSET_ITEMS:
+            self._pairs = np.full((n_items, n_items), -1, dtype=np.int64)
 
     def _pass(self, name, **query):
         return sum_blocks(getattr(_BlockCounts(self.prepare, **query), name), self.X)
@@ -204,10 +208,25 @@ class TransactionCounts:
         return self._items
 
     def pair_supports(self, columns):
-        """Upper triangle of the pair supports among ``columns`` (one pass): an ndarray
-        from packed tidsets (at most ``MAX_TIDSET_ITEMS`` columns), else a csr_matrix."""
-        pairs = self._pass("pairs", columns=np.asarray(columns, dtype=np.intp))
-        return sp.csr_matrix(pairs) if sp.issparse(pairs) else np.asarray(pairs)
+        """Upper triangle of the pair supports among ``columns``: an ndarray over at
+        most ``MAX_TIDSET_ITEMS`` items (one pass for the pairs not counted before, none
+        if all were), else a csr_matrix (one pass)."""
+        columns = np.asarray(columns, dtype=np.intp)
+        if self._pairs is None:
+            return sp.csr_matrix(self._pass("pairs", columns=columns))
+        first, second = np.triu_indices(columns.size, k=1)
+        a, b = columns[first], columns[second]
+        values = self._pairs[a, b]
+        missing = np.flatnonzero(values < 0)
+        if missing.size:
+            pairs = np.column_stack((a[missing], b[missing]))
+            values[missing] = self._pass("pair_list", pairs=pairs)
+            self._pairs[a[missing], b[missing]] = self._pairs[b[missing], a[missing]] = values[
+                missing
+            ]
+        out = np.zeros((columns.size, columns.size), dtype=np.int64)
+        out[first, second] = values
+        return out
 
     def pair_support_values(self, columns):
         """Support of each pair ``(columns[i], columns[j])``, ``i < j``, in the order of
@@ -326,7 +345,12 @@ class TransactionCounts:
         ``t`` has support ``<= t`` and cannot raise the ``n``-th largest, and without
         this rule ties (one transaction holding every item: ``2**|I|`` itemsets of
         support 1) would enumerate the whole lattice. Every level extended then holds
-        fewer than ``n`` itemsets.
+        fewer than ``n`` itemsets. The pairs: those of the ``m`` items of largest
+        support, ``m`` grown until every item left out is below ``t`` (its pairs are
+        too). In memory over at most ``MAX_TIDSET_ITEMS`` items ``m`` starts where
+        ``m`` items and their pairs number ``n`` and each round counts only the new
+        pairs; otherwise (dask: a pass reads the data) ``m`` is every item above the
+        first ``t``, one pass.
 
         Parameters
         ----------
@@ -339,22 +363,36 @@ class TransactionCounts:
         """
         max_length = self.n_items if max_length is None else min(max_length, self.n_items)
         item_support = self.item_supports()
-        best = np.zeros(0, dtype=np.int64)
 
         def update(best, new):
             """The n largest so far, and the least support an extended itemset needs."""
             best = np.sort(np.r_[best, new[new > 0]])[::-1][:n]
             return best, (int(best[n - 1]) + 1 if best.size >= n else 1)
 
-        best, threshold = update(best, item_support)
+        best, threshold = update(np.zeros(0, dtype=np.int64), item_support)
         frequent = np.flatnonzero(item_support >= threshold)
-        if max_length >= 2 and frequent.size >= 2:
-            level, support = self._pair_level(frequent, threshold)
-            while level.shape[0]:
-                best, threshold = update(best, support)
-                keep = support >= threshold
-                level, support = level[keep], support[keep]
-                if level.shape[1] >= max_length or level.shape[0] < 2:
-                    break
-                level, support = self._extend(frequent, level, support, "auto")
+        if max_length < 2 or frequent.size < 2:
+            return int(best[n - 1]) if best.size >= n else 0
+        ranked = frequent[np.argsort(-item_support[frequent], kind="stable")]
+        size = ranked.size
+        if self._pairs is not None and not is_dask_collection(self.X):
+            size = min(size, next(m for m in range(2, n + 2) if m * (m + 1) // 2 >= n))
+        item_best = best
+        while True:
+            prefix = np.sort(ranked[:size])
+            level, support = self._pair_level(prefix, 1)
+            best, threshold = update(item_best, support)
+            grown = int(np.count_nonzero(item_support[ranked] >= threshold))
+            if grown <= size:
+                break
+            size = grown
+        while True:
+            keep = support >= threshold
+            level, support = level[keep], support[keep]
+            if level.shape[1] >= max_length or level.shape[0] < 2:
+                break
+            level, support = self._extend(prefix, level, support, "auto")
+            if not level.shape[0]:
+                break
+            best, threshold = update(best, support)
         return int(best[n - 1]) if best.size >= n else 0

@@ -2,6 +2,7 @@
 
 import math
 from collections import defaultdict
+from functools import lru_cache
 from numbers import Integral, Real
 
 import numpy as np
@@ -126,19 +127,24 @@ def _n_pairs(eta_k, n_selected, n_pairs_available):
     return min(math.ceil(excess / math.sqrt(max(1.0, excess / n_selected))), n_pairs_available)
 
 
+@lru_cache(maxsize=32)
+def _subset_positions(length):
+    """The positions of the set bits of every mask ``1 .. 2**length - 1``."""
+    return tuple(tuple(j for j in range(length) if mask >> j & 1) for mask in range(1, 2**length))
+
+
 def _estimates(bases, noisy_bins):
     """Mean over the bases containing it of each itemset's estimated support."""
     totals = defaultdict(lambda: [0, 0])
     start = 0
     for basis in bases:
         size = 2 ** len(basis)
-        estimate = superset_sums(np.r_[0, noisy_bins[start : start + size - 1]])
+        estimate = superset_sums(np.r_[0, noisy_bins[start : start + size - 1]]).tolist()
         start += size - 1
-        bits = np.arange(len(basis))
-        for mask in range(1, size):
-            itemset = tuple(basis[j] for j in bits[(mask >> bits) & 1 == 1])
-            totals[itemset][0] += int(estimate[mask])
-            totals[itemset][1] += 1
+        for positions, value in zip(_subset_positions(len(basis)), estimate[1:], strict=True):
+            total = totals[tuple(basis[j] for j in positions)]
+            total[0] += value
+            total[1] += 1
     return {itemset: total / count for itemset, (total, count) in totals.items()}
 
 

@@ -1,5 +1,7 @@
 """Packed tidsets: the dense counting path gives the exact counts of the sparse one."""
 
+from itertools import combinations
+
 import hypothesis.extra.numpy as hnp
 import hypothesis.strategies as st
 import numpy as np
@@ -105,6 +107,53 @@ def test_dense_and_sparse_input_give_the_same_counts(small_blocks):
     np.testing.assert_array_equal(dense.basis_bins(bases), sparse.basis_bins(bases))
     itemsets = [(0, 1, 2), (5,), (), (4, 19)]
     np.testing.assert_array_equal(dense.supports(itemsets), sparse.supports(itemsets))
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_pair_supports_are_counted_once_and_read_back(monkeypatch, sparse):
+    rng = np.random.default_rng(5)
+    X = rng.random((700, 12)) < np.linspace(0.8, 0.1, 12)
+    counts = TransactionCounts(sp.csr_matrix(X) if sparse else X)
+    passes = []
+    count_pass = counts._pass
+    monkeypatch.setattr(
+        counts, "_pass", lambda name, **q: passes.append(q) or count_pass(name, **q)
+    )
+    brute = X.T.astype(int) @ X.astype(int)
+    first = counts.pair_supports([1, 4, 7])
+    np.testing.assert_array_equal(first, np.triu(brute[np.ix_([1, 4, 7], [1, 4, 7])], k=1))
+    second = counts.pair_supports([0, 4, 7, 9])  # (4, 7) is known: 5 new pairs counted
+    np.testing.assert_array_equal(second, np.triu(brute[np.ix_([0, 4, 7, 9], [0, 4, 7, 9])], k=1))
+    assert [len(q["pairs"]) for q in passes] == [3, 5]
+    values = counts.pair_support_values([7, 4, 1])  # all known: no pass
+    np.testing.assert_array_equal(values, [brute[7, 4], brute[7, 1], brute[4, 1]])
+    assert len(passes) == 2
+    # the n-th largest support over a growing prefix of items: brute force over
+    # every itemset of <= 3 items, and the same with the prefix starting at all items
+    supports = sorted(
+        [int(s) for s in X.sum(axis=0)]
+        + [int(brute[a, b]) for a in range(12) for b in range(a + 1, 12)]
+        + [int((X[:, a] & X[:, b] & X[:, c]).sum()) for a, b, c in combinations(range(12), 3)],
+        reverse=True,
+    )
+    for n in (1, 5, 22, 60):
+        expected = supports[n - 1]
+        assert TransactionCounts(X).nth_support(n, 3) == expected
+        assert TransactionCounts(sp.csr_matrix(X)).nth_support(n, 3) == expected
+
+
+def test_pair_supports_over_many_items_stay_sparse():
+    X = sp.random(300, MAX_TIDSET_ITEMS + 4, density=0.05, format="csr", random_state=0) > 0
+    counts = TransactionCounts(X)
+    assert counts._pairs is None
+    columns = [0, 5, MAX_TIDSET_ITEMS + 2]
+    pairs = counts.pair_supports(columns)
+    assert sp.issparse(pairs)
+    dense = X[:, columns].toarray().astype(int)
+    np.testing.assert_array_equal(pairs.toarray(), np.triu(dense.T @ dense, k=1))
+    np.testing.assert_array_equal(
+        counts.pair_support_values(columns), (dense.T @ dense)[[0, 0, 1], [1, 2, 2]]
+    )
 
 
 def test_dense_input_over_few_items_is_packed_and_many_items_stay_sparse():
