@@ -302,7 +302,7 @@ class PCA(
         with PrivacyLedger() as ledger:
             found = estimate_public_inputs(
                 epsilon, n_samples=n, columns=X if declared is None else None,
-                stacklevel=4, random_state=rng,
+                stacklevel=4, random_state=rng, finite=True,  # validated above
             )  # fmt: skip
             split = {key: found.epsilon_split[key] for key in ("n_samples", "bounds")}
             split.update({key: share * found.remaining for key, share in MEAN_SPLIT.items()})
