@@ -139,13 +139,14 @@ class Centring:
     def _shift(self):
         return self.mean - self.origin
 
-    def _squared(self, rows, out):
+    def _squared(self, rows, out, cross):
         """``||r_i - s||^2`` of ``rows`` into ``out``, as ``||r_i||^2 - 2 r_i . s +
         ||s||^2`` (``s`` the mean's offset from ``origin``; rounding relative to the
-        box, which the rows lie in), clipped at 0."""
+        box, which the rows lie in), clipped at 0. ``cross``: a scratch array as long
+        (``r_i . (-2 s)`` is ``-2 r_i . s`` exactly: a power of 2 scales each rounding)."""
         shift = self._shift
         np.einsum("ij,ij->i", rows, rows, out=out)
-        out -= 2.0 * (rows @ shift)
+        out += np.matmul(rows, -2.0 * shift, out=cross[: out.size])
         out += shift @ shift
         return np.maximum(out, 0.0, out=out)
 
@@ -154,11 +155,11 @@ class Centring:
         (whole blocks; the array is reused)."""
         n, step = self.box.X.shape[0], self.box.step
         size = step * max(1, _NORMS // step)
-        squared = np.empty(min(size, n))
+        squared, cross = np.empty(min(size, n)), np.empty(min(step, n))
         for start in range(0, n, size):
             stop = min(start + size, n)
             for first, rows, _ in self.box.blocks(start, stop):
-                self._squared(rows, squared[first - start : first - start + rows.shape[0]])
+                self._squared(rows, squared[first - start : first - start + rows.shape[0]], cross)
             yield start, squared[: stop - start]
 
     def squared_norms(self):
@@ -200,12 +201,13 @@ class Centring:
 
         if keys is not None:
             key, step = _keys(bound)[0], self.box.step
-            buffer, norms = np.empty((min(step, keys.size), d)), np.empty(min(step, keys.size))
+            buffer = np.empty((min(step, keys.size), d))
+            norms, cross = np.empty(buffer.shape[0]), np.empty(buffer.shape[0])
             for start in range(0, keys.size, _NORMS):
                 taken = start + np.flatnonzero(keys[start : start + _NORMS] >= key)
                 for first in range(0, taken.size, step):
                     rows = self.box.take(taken[first : first + step], buffer)
-                    squared = self._squared(rows, norms[: rows.shape[0]])
+                    squared = self._squared(rows, norms[: rows.shape[0]], cross)
                     keep = squared > bound
                     correct(rows[keep] - shift, squared[keep])
             return found, correction
