@@ -23,9 +23,8 @@ __all__ = ["MAX_TIDSET_ITEMS", "Tidsets", "prepare_counts"]
 MAX_TIDSET_ITEMS = 256
 # rows transposed at a time while packing (a multiple of 64: whole words per block)
 _PACK_ROWS = 2**13
-# groups of 8 rows packed at a time from the rows of a C-ordered block (its reads stay
-# in cache: 8 strided passes over 2**15 rows)
-_PACK_GROUPS = 2**12
+# groups of 8 rows packed at a time from the rows of a C-ordered block
+_PACK_GROUPS = 2**13
 # tidset words ANDed at a time (8 KiB per item) and bytes of ANDed words per chunk
 _BLOCK_WORDS = 1024
 _CHUNK_BYTES = 2**21
@@ -49,24 +48,19 @@ def _row_word(X):
 def _pack_row_groups(X, word, packed):
     """Byte ``m`` of every tidset in ``packed`` from rows ``8 m .. 8 m + 7`` of ``X``.
 
-    A row of booleans read as words holds one 0/1 byte per item; shifting the ``k``-th
-    row of a group by ``k`` and OR-ing the 8 rows puts bit ``k`` of the byte of item
-    ``j`` at row ``8 m + k``: the little-endian packed byte, whatever the byte order of
-    the words (no bit leaves its byte).
+    A row of booleans read as words holds one 0/1 byte per item. Row ``k`` of a group
+    times ``2**k``, summed over the 8 rows of the group (one ``matmul`` of the group's
+    ``8 x words`` block with the powers of two), sets bit ``k`` of the byte of item
+    ``j`` when row ``8 m + k`` holds it: the little-endian packed byte, whatever the
+    byte order of the words (the bits are disjoint: no carry leaves a byte).
     """
     groups = X.shape[0] // 8
-    words = X[: 8 * groups].view(word)
-    shifts = [word.type(k) for k in range(8)]
-    buffer = np.empty((min(groups, _PACK_GROUPS), words.shape[1]), dtype=word)
-    shifted = np.empty_like(buffer)
+    words = X[: 8 * groups].view(word).reshape(groups, 8, -1)
+    powers = np.left_shift(word.type(1), np.arange(8, dtype=word))
     for start in range(0, groups, _PACK_GROUPS):
-        block = words[8 * start : 8 * (start + _PACK_GROUPS)]
-        out, tmp = buffer[: block.shape[0] // 8], shifted[: block.shape[0] // 8]
-        np.left_shift(block[1::8], shifts[1], out=out)
-        out |= block[0::8]
-        for k in range(2, 8):
-            out |= np.left_shift(block[k::8], shifts[k], out=tmp)
-        packed[:, start : start + out.shape[0]] = out.view(np.uint8).T
+        block = words[start : start + _PACK_GROUPS]
+        out = np.matmul(block.transpose(0, 2, 1), powers)
+        packed[:, start : start + block.shape[0]] = out.view(np.uint8).T
     return 8 * groups
 
 
