@@ -50,7 +50,7 @@ class _Logistic(RowLoss):
         grad = design.tdot(slope)
         if not hessian:
             return loss, grad
-        del margin, slope
+        del margin, slope, sign, flags  # not held through the Hessian's sums
         curvature = np.divide(small, np.square(work, out=work), out=small)  # l''(m)
         return loss, grad, design.gram(curvature)
 
