@@ -366,7 +366,7 @@ class TransactionCounts:
 
         def update(best, new):
             """The n largest so far, and the least support an extended itemset needs."""
-            best = np.sort(np.r_[best, new[new > 0]])[::-1][:n]
+            best = np.sort(np.concatenate((best, new[new > 0])))[::-1][:n]
             return best, (int(best[n - 1]) + 1 if best.size >= n else 1)
 
         best, threshold = update(np.zeros(0, dtype=np.int64), item_support)

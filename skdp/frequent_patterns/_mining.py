@@ -89,9 +89,9 @@ def _item_bitsets(X_csc, n_words):
 def _groups(level):
     """Start and end rows of the runs of ``level`` that share all but the last item."""
     n = level.shape[0]
-    new_group = np.r_[True, np.any(level[1:, :-1] != level[:-1, :-1], axis=1)]
-    starts = np.flatnonzero(new_group)
-    return starts, np.r_[starts[1:], n]
+    new_group = np.any(level[1:, :-1] != level[:-1, :-1], axis=1)
+    starts = np.flatnonzero(np.concatenate(([True], new_group)))
+    return starts, np.concatenate((starts[1:], [n]))
 
 
 def _rows_containing(X_csc, itemset):

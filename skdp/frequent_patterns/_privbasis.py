@@ -139,7 +139,9 @@ def _estimates(bases, noisy_bins):
     start = 0
     for basis in bases:
         size = 2 ** len(basis)
-        estimate = superset_sums(np.r_[0, noisy_bins[start : start + size - 1]]).tolist()
+        estimate = superset_sums(
+            np.concatenate(([0], noisy_bins[start : start + size - 1]))
+        ).tolist()
         start += size - 1
         for positions, value in zip(_subset_positions(len(basis)), estimate[1:], strict=True):
             total = totals[tuple(basis[j] for j in positions)]
