@@ -98,7 +98,11 @@ class _Box:
     def take(self, indices, out):
         """``clip(X[indices], lower, upper) - origin`` into ``out`` (the values of
         :meth:`blocks`; a reused array: a new one costs its page faults)."""
-        rows = np.take(self.X, indices, axis=0, out=out[: indices.size])
+        rows = out[: indices.size]
+        if self.X.flags.c_contiguous:
+            np.take(self.X, indices, axis=0, out=rows)
+        else:  # take() gathers F-ordered rows value by value
+            rows[...] = self.X[indices]
         np.minimum(np.maximum(rows, self.lower, out=rows), self.upper, out=rows)
         if self.shifted:
             rows -= self.origin

@@ -285,6 +285,20 @@ def test_the_scatter_keeps_its_precision_under_a_bound_far_below_the_rows(bound)
     assert np.allclose(scatter, Z.T @ Z, rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.parametrize(
+    "params", [{}, {"bounds": (0.5, 3.0)}, {"bounds": (-1.0, 1.0), "data_norm": 2.0}]
+)
+def test_fortran_ordered_rows_give_the_same_release(params):
+    """Blocks of an F-ordered X are strided views and its long rows are gathered by
+    fancy indexing (take() would read them value by value): the same release."""
+    X = np.random.default_rng(0).normal(size=(20_000, 5))
+    X[::97] *= 6.0
+    a = PCA(2, random_state=3, **params).fit(X)
+    b = PCA(2, random_state=3, **params).fit(np.asfortranarray(X))
+    assert np.array_equal(a.components_, b.components_) and np.array_equal(a.mean_, b.mean_)
+    assert a.data_norm_ == b.data_norm_
+
+
 def test_the_count_and_the_sums_are_one_release_at_their_own_scales(monkeypatch):
     """One call of the exact sampler for both (its fixed cost showed at 10^5 rows), at
     noise scales 1 / epsilon_count for the count and d / epsilon_sums for the sums."""
