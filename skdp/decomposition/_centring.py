@@ -8,7 +8,8 @@ column sums and scatter ``R^T R``, and releases the noisy count and the noisy ce
 sums; the returned :class:`Centring` counts the norms of the rows centred on the
 private mean for :func:`private_row_norm` (a second pass, with ``data_norm=None``)
 and corrects the scatter for the rows longer than the bound (:meth:`Centring.scatter`:
-those rows only, read again by index).
+those rows only, read again by index). Memory: a few blocks, and with
+``data_norm=None`` 2 bytes a row (the norms' keys, :meth:`Centring.norm_counts`).
 
 The count and the sums are those of :func:`skdp.utils._centred_sums.centred_sums`
 with one group and no squares (same sensitivities and noise scales, in one release).
@@ -256,7 +257,8 @@ class Centring:
         be negligible against the sensitivity of ``Z^T Z`` (its entries move by at
         most 1): the sum of ``w_i c_i c_i^T`` is then formed row by row instead
         (:meth:`_weighted_scatter`, one more pass), whose error is relative to
-        ``Z^T Z`` itself.
+        ``Z^T Z`` itself. Both paths compute the same matrix; which one ran shows only
+        in the running time.
         """
         shift, n = self._shift, self.box.X.shape[0]
         magnitude = np.trace(self.gram) + 2.0 * np.linalg.norm(self.sums) * np.linalg.norm(shift)
