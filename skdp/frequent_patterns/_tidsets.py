@@ -33,6 +33,8 @@ _CODE_BYTES = 2**13
 # bases of at most this many items count their bins from the supports of their 2**size
 # subsets (ANDs and popcounts of the tidsets); longer ones code every row over them
 _SUBSET_BASIS = 7
+# bytes of the subsets' ANDs held at a time (word blocks of at least _BLOCK_WORDS)
+_SUBSET_BYTES = 2**20
 
 
 def _row_word(X):
@@ -206,9 +208,10 @@ class Tidsets:
         size, words = len(basis), self.words
         out = np.zeros(2**size, dtype=np.int64)
         out[0] = self.shape[0]
-        joint = np.empty((2**size, min(_BLOCK_WORDS, words.shape[1])), dtype=np.uint64)
-        for begin in range(0, words.shape[1], _BLOCK_WORDS):
-            block = words[:, begin : begin + _BLOCK_WORDS]
+        step = max(_BLOCK_WORDS, _SUBSET_BYTES // (8 * 2**size))
+        joint = np.empty((2**size, min(step, words.shape[1])), dtype=np.uint64)
+        for begin in range(0, words.shape[1], step):
+            block = words[:, begin : begin + step]
             part = joint[:, : block.shape[1]]
             for bit, item in enumerate(basis):
                 half = 1 << bit

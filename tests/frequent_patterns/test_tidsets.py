@@ -29,6 +29,7 @@ def small_blocks(monkeypatch):
     monkeypatch.setattr(_tidsets, "_PACK_ROWS", 64)
     monkeypatch.setattr(_tidsets, "_PACK_GROUPS", 3)
     monkeypatch.setattr(_tidsets, "_BLOCK_WORDS", 2)
+    monkeypatch.setattr(_tidsets, "_SUBSET_BYTES", 16)
     monkeypatch.setattr(_tidsets, "_CHUNK_BYTES", 64)
     monkeypatch.setattr(_tidsets, "_CODE_BYTES", 8)
 
