@@ -243,6 +243,10 @@ class RowLoss:
             return self, np.ascontiguousarray(X[rows])
         return self.reader(), self.row_map(X[rows], rows=rows)
 
+    def release(self):
+        """Free the kept arrays (:func:`minimise` calls it when done)."""
+        self._reader = None
+
     def __getstate__(self):  # shipped to dask's workers: without the kept arrays
         return {**self.__dict__, "_reader": None, "scratch": FRESH}
 

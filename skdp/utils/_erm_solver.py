@@ -72,8 +72,11 @@ def minimise(loss, X, codes, lam, b, tol, max_iter):
     thread on narrow designs (:func:`blas_threads`).
     """
     with blas_threads(loss.columns):
-        start = _warm_start(loss, X, codes, lam, b, max_iter)
-        return _damped_newton(loss, X, codes, lam, b, tol, max_iter, start)
+        try:
+            start = _warm_start(loss, X, codes, lam, b, max_iter)
+            return _damped_newton(loss, X, codes, lam, b, tol, max_iter, start)
+        finally:
+            loss.release()  # one problem's block arrays at a time (one-vs-rest)
 
 
 def _warm_start(loss, X, codes, lam, b, max_iter):

@@ -101,3 +101,13 @@ def test_row_squares_on_kept_arrays_are_the_plain_ones(order):
     plain, expected = SCALING.transform(rows)
     assert n_clipped == expected > 0
     np.testing.assert_array_equal(squares, np.einsum("ij,ij->i", plain, plain))
+
+
+@pytest.mark.filterwarnings("ignore::skdp.exceptions.ClippingWarning")
+def test_minimise_frees_the_kept_arrays():
+    """One problem's block arrays at a time: one-vs-rest fits K problems in turn."""
+    loss = _Logistic(unit_ball_design(X, 3.0, fit_intercept=True), 1)
+    loss.summed(X, CODES % 2, w=np.zeros(loss.size), hessian=True)
+    assert loss._reader is not None and loss._reader.scratch._arrays
+    minimise(loss, X, CODES % 2, 1.0, np.zeros(loss.size), 1e-10, 100)
+    assert loss._reader is None
