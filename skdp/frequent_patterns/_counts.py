@@ -20,6 +20,7 @@ from skdp.frequent_patterns._mining import (
     MAX_PATTERNS,
     _groups,
     _item_bitsets,
+    _joins,
     _rows_containing,
     _too_many,
 )
@@ -28,6 +29,7 @@ from skdp.frequent_patterns._tidsets import (
     Tidsets,
     _and_popcounts,
     prepare_counts,
+    upper_pairs,
 )
 from skdp.utils._stats import is_dask_collection, sum_blocks
 
@@ -145,17 +147,6 @@ class _BlockCounts:
         return np.concatenate(parts)
 
 
-def _joins(level):
-    """The apriori joins of a sorted level: ``(parent, partner)``, ``parent < partner``
-    in one run of shared prefixes, in lexicographic order of the joined itemsets."""
-    starts, ends = _groups(level)
-    sizes = ends - starts
-    counts = np.repeat(ends, sizes) - np.arange(level.shape[0]) - 1
-    parent = np.repeat(np.arange(level.shape[0]), counts)
-    partner = parent + 1 + np.arange(parent.size) - np.repeat(np.cumsum(counts) - counts, counts)
-    return parent, partner, starts, ends
-
-
 class TransactionCounts:
     """Exact counts of the transactions ``X`` over the items, one block pass per query.
 
@@ -214,28 +205,30 @@ class TransactionCounts:
         columns = np.asarray(columns, dtype=np.intp)
         if self._pairs is None:
             return sp.csr_matrix(self._pass("pairs", columns=columns))
-        first, second = np.triu_indices(columns.size, k=1)
-        a, b = columns[first], columns[second]
-        values = self._pairs[a, b]
-        missing = np.flatnonzero(values < 0)
-        if missing.size:
-            pairs = np.column_stack((a[missing], b[missing]))
-            values[missing] = self._pass("pair_list", pairs=pairs)
-            self._pairs[a[missing], b[missing]] = self._pairs[b[missing], a[missing]] = values[
-                missing
-            ]
         out = np.zeros((columns.size, columns.size), dtype=np.int64)
-        out[first, second] = values
+        out[upper_pairs(columns.size)] = self._known_pairs(columns)
         return out
 
     def pair_support_values(self, columns):
         """Support of each pair ``(columns[i], columns[j])``, ``i < j``, in the order of
-        ``np.triu_indices(len(columns), k=1)`` (one pass)."""
+        ``np.triu_indices(len(columns), k=1)`` (one pass, or none if all are known)."""
+        columns = np.asarray(columns, dtype=np.intp)
+        if self._pairs is not None:
+            return self._known_pairs(columns)
         pairs = self.pair_supports(columns)
-        first, second = np.triu_indices(len(columns), k=1)
-        if sp.issparse(pairs):
-            return np.asarray(pairs[first, second], dtype=np.int64).ravel()
-        return pairs[first, second].astype(np.int64, copy=False)
+        return np.asarray(pairs[upper_pairs(columns.size)], dtype=np.int64).ravel()
+
+    def _known_pairs(self, columns):
+        """:meth:`pair_support_values` from the table, counting the missing pairs."""
+        first, second = upper_pairs(columns.size)
+        a, b = columns[first], columns[second]
+        values = self._pairs[a, b]
+        missing = np.flatnonzero(values < 0)
+        if missing.size:
+            a, b = a[missing], b[missing]
+            values[missing] = self._pass("pair_list", pairs=np.column_stack((a, b)))
+            self._pairs[a, b] = self._pairs[b, a] = values[missing]
+        return values
 
     def supports(self, itemsets):
         """Support of each itemset, as int64 (one pass; none without itemsets)."""
@@ -264,6 +257,8 @@ class TransactionCounts:
     def _extend(self, frequent, level, support, counting):
         """All joins of ``level`` (indices into ``frequent``) and their supports."""
         parent, partner, starts, ends = _joins(level)
+        if isinstance(self.X, Tidsets):  # packed in memory: "bitsets" without a copy
+            counting = "bitsets"
         if counting == "auto":  # the cost model of mine_levels
             sizes = ends - starts
             n_words = max(1, -(-self.n_transactions // 64))

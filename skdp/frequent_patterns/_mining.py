@@ -94,6 +94,17 @@ def _groups(level):
     return starts, np.concatenate((starts[1:], [n]))
 
 
+def _joins(level):
+    """The apriori joins of a sorted level: ``(parent, partner)``, ``parent < partner``
+    in one run of shared prefixes, in lexicographic order of the joined itemsets."""
+    starts, ends = _groups(level)
+    sizes = ends - starts
+    counts = np.repeat(ends, sizes) - np.arange(level.shape[0]) - 1
+    parent = np.repeat(np.arange(level.shape[0]), counts)
+    partner = parent + 1 + np.arange(parent.size) - np.repeat(np.cumsum(counts) - counts, counts)
+    return parent, partner, starts, ends
+
+
 def _rows_containing(X_csc, itemset):
     rows = X_csc.indices[X_csc.indptr[itemset[0]] : X_csc.indptr[itemset[0] + 1]]
     for item in itemset[1:]:

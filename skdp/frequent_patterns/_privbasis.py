@@ -10,6 +10,7 @@ import numpy as np
 from skdp.frequent_patterns._bitmask import MAX_BINS_ITEMS, superset_sums
 from skdp.frequent_patterns._counts import TransactionCounts
 from skdp.frequent_patterns._mining import select_without_replacement
+from skdp.frequent_patterns._tidsets import upper_pairs
 from skdp.mechanisms import exponential, geometric
 from skdp.utils.validation import closing_share
 
@@ -283,7 +284,7 @@ TransactionCounts
         )
         spent = _add_rounds(spent, round_epsilon, n_selected)
         if n_pairs:
-            first, second = np.triu_indices(n_selected, k=1)
+            first, second = upper_pairs(n_selected)
             pair_support = counts.pair_support_values(items)
             round_epsilon = (ALPHA[1] - beta_items) * epsilon / n_pairs
             picks = select_without_replacement(

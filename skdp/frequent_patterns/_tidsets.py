@@ -10,13 +10,15 @@ counts are a ``bincount`` of each row's code over the basis, unpacked from the t
 same exact integers either way; nothing here adds noise.
 """
 
+from functools import lru_cache
+
 import numpy as np
 import scipy.sparse as sp
 
 from skdp.frequent_patterns._bitmask import _as_bool, superset_differences, word_popcounts
 from skdp.frequent_patterns._mining import check_transactions
 
-__all__ = ["MAX_TIDSET_ITEMS", "Tidsets", "prepare_counts"]
+__all__ = ["MAX_TIDSET_ITEMS", "Tidsets", "prepare_counts", "upper_pairs"]
 
 # dense blocks over at most this many items are packed into tidsets; wider ones are
 # read as sparse matrices (the all-pairs supports cost q**2 / 2 tidset ANDs)
@@ -35,6 +37,14 @@ _CODE_BYTES = 2**13
 _SUBSET_BASIS = 7
 # bytes of the subsets' ANDs held at a time (word blocks of at least _BLOCK_WORDS)
 _SUBSET_BYTES = 2**20
+
+
+@lru_cache(maxsize=64)
+def upper_pairs(size):
+    """``np.triu_indices(size, k=1)``, cached (read-only arrays)."""
+    first, second = np.triu_indices(size, k=1)
+    first.flags.writeable = second.flags.writeable = False
+    return first, second
 
 
 def _row_word(X):
@@ -83,13 +93,14 @@ def _pack_columns(X):
 def _and_popcounts(words, itemsets):
     """Popcount of the AND of the tidsets ``words[itemset]`` of each row of ``itemsets``.
 
-    Word blocks of ``_BLOCK_WORDS`` and itemset chunks small enough that the operands stay
-    in cache; the counts add up over the blocks.
+    Word blocks of at least ``_BLOCK_WORDS`` (more for few itemsets) and itemset chunks
+    small enough that the operands stay in cache; the counts add up over the blocks.
     """
     out = np.zeros(itemsets.shape[0], dtype=np.int64)
-    chunk = max(1, _CHUNK_BYTES // (8 * _BLOCK_WORDS))
-    for begin in range(0, words.shape[1], _BLOCK_WORDS):
-        block = words[:, begin : begin + _BLOCK_WORDS]
+    step = max(_BLOCK_WORDS, _CHUNK_BYTES // (8 * max(1, itemsets.shape[0])))
+    chunk = max(1, _CHUNK_BYTES // (8 * step))
+    for begin in range(0, words.shape[1], step):
+        block = words[:, begin : begin + step]
         for start in range(0, itemsets.shape[0], chunk):
             rows = itemsets[start : start + chunk]
             joint = block[rows[:, 0]]
@@ -161,7 +172,7 @@ class Tidsets:
         columns = np.asarray(columns, dtype=np.intp)
         size = columns.size
         out = np.zeros((size, size), dtype=np.int64)
-        first, second = np.triu_indices(size, k=1)
+        first, second = upper_pairs(size)
         out[first, second] = self.supports(np.column_stack((columns[first], columns[second])))
         return out
 
