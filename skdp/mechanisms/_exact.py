@@ -121,7 +121,8 @@ def _first_failures(fraction, denominator, rng, *, depth=_RUN_DEPTH):
     ``g < 1``) every step is one pass over the entries still running, as in Canonne
     et al.: fewer draws per entry. Every choice is a uniform integer: exact.
     """
-    if np.ndim(fraction) == 0:
+    one = np.ndim(fraction) == 0
+    if one:
         size, fraction, denominator = int(fraction), 1, 1  # g = 1
     else:
         size = fraction.size
@@ -132,7 +133,7 @@ def _first_failures(fraction, denominator, rng, *, depth=_RUN_DEPTH):
     run = rng.integers(0, limits[-1], size=size)  # limits[-1] = depth!
     # the first failing 1/k coin: 1 + #{k <= depth: V < depth!/k!}; depth + 1 if none
     failures = 1 + depth - np.searchsorted(limits, run, side="right")
-    if np.ndim(fraction) == 0:
+    if one:
         undecided = np.flatnonzero(failures > depth)
     else:
         first, failures = failures, np.zeros(size, dtype=np.int64)
@@ -146,6 +147,8 @@ def _first_failures(fraction, denominator, rng, *, depth=_RUN_DEPTH):
             failures[undecided[decided]] = step[decided]
             undecided = undecided[~decided]
             k += _BLOCK_COINS
+    if not undecided.size:
+        return failures
     # left: every step up to depth succeeded
     return _step_by_step(fraction, denominator, rng, failures, undecided, depth + 1)
 
@@ -176,7 +179,7 @@ def _run_limits(depth):
 
 def _exp_neg_one_heads(shape, rng, *, depth=_RUN_DEPTH):
     """Independent Bernoulli(exp(-1)) coins: exp(-1) = P[the first failure is odd]."""
-    return (_first_failures(int(np.prod(shape)), 1, rng, depth=depth) % 2 == 1).reshape(shape)
+    return (_first_failures(math.prod(shape), 1, rng, depth=depth) % 2 == 1).reshape(shape)
 
 
 def _all_heads(counts, rng, *, depth=_RUN_DEPTH):
@@ -195,7 +198,8 @@ def _all_heads(counts, rng, *, depth=_RUN_DEPTH):
         needed = left[pending]
         coins = int(min(needed.max(), _passes(pending.size, _coins(pending.size), 1)))
         heads = _exp_neg_one_heads((pending.size, coins), rng, depth=depth)
-        run = np.where(heads.all(axis=1), coins, np.argmin(heads, axis=1))
+        # the first tail of each row, or ``coins`` if none: a tail appended to every row
+        run = np.argmin(np.column_stack((heads, np.zeros(pending.size, dtype=bool))), axis=1)
         failed = run < np.minimum(needed, coins)
         result[pending[failed]] = False
         left[pending] = needed - coins
