@@ -16,7 +16,10 @@ dask array persisted in the workers' memory (:func:`skdp.utils._stats.as_dask_xy
 :func:`persist_design`). Only ``dim``-sized sums reach the driver. Rows clipped to
 per-feature bounds or to the norm bound are never copied: a :class:`Design` with a
 ``row_map`` (:mod:`skdp.utils._erm_rows`) maps each block of ``ROW_BLOCK`` rows when it is
-read, and the loss is summed block by block (:meth:`RowLoss.summed`).
+read, and the loss is summed block by block (:meth:`RowLoss.summed`), its temporaries in
+arrays kept from block to block and from one evaluation to the next
+(:class:`~skdp.utils._erm_rows.Scratch`); the long rows are looked up from the squared
+norms the norm bound was found from, and the warm start's subsample is mapped once.
 
 The row-norm bound ``R`` is declared by the user or estimated privately
 (:func:`skdp.utils._erm_inputs.private_row_inputs`).
