@@ -200,7 +200,8 @@ def private_row_inputs(X, data_norm, *, epsilon, rng, bounds=None, stacklevel=2)
     Parameters
     ----------
     X : ndarray of shape (n_samples, n_features) or dask array
-        Finite values; used as is when ``data_norm`` is given (a dask array then).
+        Finite values (validated by the caller: not checked again); used as is when
+        ``data_norm`` is given (a dask array then).
     data_norm : float or None
         The declared bound, or None to estimate it (module docstring).
     bounds : tuple of ndarray or None, default=None
@@ -241,8 +242,8 @@ def private_row_inputs(X, data_norm, *, epsilon, rng, bounds=None, stacklevel=2)
     candidates = {}
     if tier == 1 and share <= SCALE_MAX_SHARE:
         split["bounds"] = share * epsilon
-        lower, upper = estimate_bounds(
-            X, epsilon=split["bounds"], tier=1, n_noisy=n_noisy, random_state=rng
+        lower, upper = estimate_bounds(  # X validated finite: no check of its own
+            X, epsilon=split["bounds"], tier=1, n_noisy=n_noisy, random_state=rng, finite=True
         )
         out.scale_columns(ColumnScaling(lower, upper), stacklevel=stacklevel + 1)
         candidates["candidates"] = _unit_grid(X.shape[1])  # rows in [-1, 1]^d
