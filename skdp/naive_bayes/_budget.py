@@ -98,9 +98,10 @@ def counts_then_bounds(X, codes, n_classes, epsilon, *, stacklevel, random_state
     # the total of the released counts: post-processing, the record count of the tiers
     n_noisy = max(int(np.sum(count)), 1)
     share, tier = bounds_share(n_noisy, epsilon, X.shape[1])
-    bounds = estimate_bounds(
-        X, epsilon=share * epsilon, tier=tier, n_noisy=n_noisy, random_state=random_state
-    )
+    bounds = estimate_bounds(  # X validated finite by the caller (numpy input only)
+        X, epsilon=share * epsilon, tier=tier, n_noisy=n_noisy, random_state=random_state,
+        finite=True,
+    )  # fmt: skip
     warn_public_bounds(
         tier, epsilon=epsilon, n_noisy=n_noisy, bounds=bounds, stacklevel=stacklevel
     )

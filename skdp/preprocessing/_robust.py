@@ -214,8 +214,9 @@ class RobustScaler(AffineScalerMixin, BaseEstimator):
             epsilon = check_epsilon(self.epsilon)
             if levels and box is None:
                 found = estimate_public_inputs(
-                    epsilon, n_samples=X.shape[0], columns=X, stacklevel=4, random_state=rng
-                )
+                    epsilon, n_samples=X.shape[0], columns=X, stacklevel=4, random_state=rng,
+                    finite=True,  # validated above
+                )  # fmt: skip
                 box, self.bounds_tier_ = found.bounds, found.bounds_tier
                 self.n_samples_seen_ = found.n_samples
                 split.update(n_samples=found.epsilon_split["n_samples"])

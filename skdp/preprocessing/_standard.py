@@ -250,8 +250,9 @@ class StandardScaler(AffineScalerMixin, BaseEstimator):
             epsilon = check_epsilon(self.epsilon)
             if weights and declared is None:
                 found = estimate_public_inputs(
-                    epsilon, n_samples=X.shape[0], columns=X, stacklevel=4, random_state=rng
-                )
+                    epsilon, n_samples=X.shape[0], columns=X, stacklevel=4, random_state=rng,
+                    finite=True,  # validated above (a dask X has declared bounds)
+                )  # fmt: skip
                 declared, self.bounds_tier_ = found.bounds, found.bounds_tier
                 split.update(n_samples=found.epsilon_split["n_samples"])
                 split.update(bounds=found.epsilon_split["bounds"])
