@@ -311,5 +311,5 @@ def select_without_replacement(scores, n_select, *, epsilon, rng):
             scores[remaining], sensitivity=1, epsilon=epsilon, monotonic=True, random_state=rng
         )
         chosen.append(remaining[pick])
-        remaining = np.delete(remaining, pick)
+        remaining = np.concatenate((remaining[:pick], remaining[pick + 1 :]))
     return np.asarray(chosen, dtype=np.intp)
