@@ -51,7 +51,8 @@ class _Box:
     when ``origin`` is 0. Otherwise it is clipped (``maximum`` then ``minimum``
     against the bounds tiled to the block, the values of :func:`numpy.clip`) and
     shifted in one reused buffer. Which blocks lie in the box is found by the first
-    pass and remembered.
+    pass and remembered; after a block outside the box, the next one is clipped
+    without the two reductions and lies in the box when nothing changed.
     """
 
     def __init__(self, X, lower, upper, origin):
@@ -75,8 +76,12 @@ class _Box:
             block = self.X[first : min(first + self.step, stop)]
             index = first // self.step
             if index == len(self.inside):
-                low, high = self.tightest
-                self.inside.append(block.size == 0 or (block.min() >= low and block.max() <= high))
+                if count and self.inside and not self.inside[-1]:
+                    self.inside.append(None)  # likely outside too: the clipped count decides
+                else:
+                    low, high = self.tightest
+                    inside = block.size == 0 or (block.min() >= low and block.max() <= high)
+                    self.inside.append(inside)
             if self.inside[index] and not self.shifted:
                 yield first, block, 0
                 continue
@@ -92,6 +97,8 @@ class _Box:
             else:
                 np.minimum(np.maximum(block, lower, out=rows), upper, out=rows)
                 clipped = int(np.count_nonzero(rows != block)) if count else 0
+                if self.inside[index] is None:
+                    self.inside[index] = clipped == 0
                 if self.shifted:
                     rows -= origin
             yield first, rows, clipped
