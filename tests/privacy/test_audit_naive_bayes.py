@@ -25,7 +25,7 @@ import skdp.naive_bayes._budget as budget_module
 import skdp.utils._centred_sums as centred_sums_module
 from skdp.naive_bayes import GaussianNB
 from skdp.utils._audit import audit
-from tests._mutants import draws_for
+from tests._mutants import draws_for, ten_times
 
 EPSILON = 1.0
 X = np.array([[0.0]] * 60 + [[1.0]])
@@ -82,7 +82,7 @@ def test_audit_flags_noise_for_ten_times_epsilon(monkeypatch):
         (centred_sums_module, "geometric"), (centred_sums_module, "laplace"),
         (budget_module, "geometric"),
     ]:  # fmt: skip
-        monkeypatch.setattr(module, mechanism, draws_for(10, getattr(module, mechanism)))
+        ten_times(monkeypatch, module, mechanism)
     result = run_audit("theta", n_search=30, n_samples=150)
     assert not result.passed, str(result)
 

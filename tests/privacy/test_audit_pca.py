@@ -32,7 +32,7 @@ from skdp.decomposition._spectrum import release_covariance, release_spectrum
 from skdp.exceptions import ClippingWarning
 from skdp.mechanisms._bingham import sphere_exponential
 from skdp.utils._audit import audit
-from tests._mutants import draws_for
+from tests._mutants import ten_times
 
 EPSILON = 2.0
 X = np.vstack([np.tile([-0.1, 0.0], (9, 1)), [[0.9, 0.0]]])
@@ -54,11 +54,6 @@ def run_audit(n_search, n_samples, random_state=0, method="auto"):
         lambda data, rng: release(data, rng, method=method), FIRST, SECOND, epsilon=EPSILON,
         n_search=n_search, n_samples=n_samples, random_state=random_state,
     )  # fmt: skip
-
-
-def _ten_times(monkeypatch, module, names):
-    for name in names:
-        monkeypatch.setattr(module, name, draws_for(10, getattr(module, name)))
 
 
 @pytest.mark.parametrize("method", ["covariance", "sampler"])
@@ -84,8 +79,8 @@ def test_pca_passes_a_large_audit(method):
 
 
 def _mutate_fit(monkeypatch):
-    _ten_times(monkeypatch, spectrum_module, ("laplace", "sphere_exponential"))
-    _ten_times(monkeypatch, centring_module, ("laplace",))
+    ten_times(monkeypatch, spectrum_module, "laplace", "sphere_exponential")
+    ten_times(monkeypatch, centring_module, "laplace")
 
 
 @pytest.mark.slow
@@ -126,7 +121,7 @@ def test_spectrum_passes_a_large_audit():
 
 
 def test_audit_flags_a_spectrum_noised_for_ten_times_epsilon(monkeypatch):
-    _ten_times(monkeypatch, spectrum_module, ("laplace", "sphere_exponential"))
+    ten_times(monkeypatch, spectrum_module, "laplace", "sphere_exponential")
     result = audit_spectrum(n_search=60, n_samples=300)
     assert not result.passed, str(result)
 
@@ -159,7 +154,7 @@ def test_covariance_release_passes_a_large_audit():
 
 
 def test_audit_flags_a_covariance_noised_for_ten_times_epsilon(monkeypatch):
-    _ten_times(monkeypatch, spectrum_module, ("laplace",))
+    ten_times(monkeypatch, spectrum_module, "laplace")
     result = audit_covariance(n_search=30, n_samples=150)
     assert not result.passed, str(result)
 

@@ -14,7 +14,7 @@ import pytest
 
 import skdp.utils._two_sided as module
 from skdp.utils._audit import audit
-from tests._mutants import draws_for
+from tests._mutants import ten_times
 
 EPSILON = 1.0
 X = np.array([[0.0], [0.0], [0.0], [1.0]])
@@ -57,7 +57,7 @@ def test_two_sided_mean_passes_a_large_audit():
 
 
 def too_little_noise(monkeypatch):
-    monkeypatch.setattr(module, "laplace", draws_for(10, module.laplace))
+    ten_times(monkeypatch, module, "laplace")
 
 
 def empty_group_not_noised(monkeypatch):
