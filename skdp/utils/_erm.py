@@ -167,8 +167,7 @@ class Design:
         for start in range(0, X.shape[0], self._BLOCK):
             rows = slice(start, start + self._BLOCK)
             block = X[rows]
-            order = "F" if block.strides[0] < block.strides[1] else "C"  # as numpy's "K"
-            weighted = self.scratch("weighted", block.shape, order=order)
+            weighted = self.scratch.like("weighted", block)
             np.multiply(block, weight[rows, np.newaxis], out=weighted)
             G[:p, :p] += weighted.T @ block
         if self.constant is not None:

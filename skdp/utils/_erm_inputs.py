@@ -118,11 +118,8 @@ class ColumnScaling:
             clipped = np.clip(X, self.lower, self.upper)
             n_clipped = int(np.count_nonzero(clipped != X))
         else:
-            order = "F" if X.strides[0] < X.strides[1] else "C"  # as numpy's "K"
-            clipped = np.clip(
-                X, self.lower, self.upper, out=scratch("clipped", X.shape, order=order)
-            )
-            changed = np.not_equal(clipped, X, out=scratch("changed", X.shape, bool, order))
+            clipped = np.clip(X, self.lower, self.upper, out=scratch.like("clipped", X))
+            changed = np.not_equal(clipped, X, out=scratch.like("changed", X, bool))
             n_clipped = int(np.count_nonzero(changed))
         return self._scaled(clipped), n_clipped
 

@@ -64,6 +64,12 @@ class Scratch:
             array = self._arrays[key] = np.empty(shape, dtype, order=order)
         return array[: shape[0]]  # a shorter block (the last) reads the first rows
 
+    def like(self, name, X, dtype=np.float64):
+        """An array shaped and laid out as ``X`` (as numpy's ``order="K"`` lays out a new
+        array from a 2-d ``X``): F-ordered for an F-ordered block."""
+        order = "F" if X.strides[0] < X.strides[1] else "C"
+        return self(name, X.shape, dtype, order=order)
+
 
 FRESH = Scratch(reuse=False)
 
