@@ -31,6 +31,15 @@ def regression_data(n, seed=0):
     return _linear(n, seed, classification=False)
 
 
+def normal_data(n, seed=0):
+    """Standard normal features in 10 dimensions (not in any box: private bounds and
+    norms clip here, unlike on ``regression_data``); the same kind of linear target."""
+    w = np.random.default_rng(12345).uniform(-1, 1, N_FEATURES) * 2 / math.sqrt(N_FEATURES)
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, N_FEATURES))
+    return X, X @ w + rng.normal(scale=0.5, size=n)
+
+
 def blob_data(n, seed=0):
     """Three Gaussian blobs in ``[-1, 1]^2`` (clipped), no labels."""
     rng = np.random.default_rng(seed)

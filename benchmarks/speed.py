@@ -27,8 +27,11 @@ Variants: ``declared`` gives the private estimator its public inputs (bounds, cl
 norms), so the time is that of the algorithm; ``defaults`` runs the constructor's
 defaults (undeclared inputs estimated privately), where that is cheap. Once a fit of an
 estimator takes more than ``--max-seconds``, its larger sizes are skipped (the CSV says
-so). The load average of the machine is recorded with every row: on a shared machine,
-rows measured under a load above the number of cores are inflated.
+so). A variant ``<variant>@<data>`` runs an entry on another data set of its
+``data_sets`` (PCA: ``@normal``, standard normal features, which the private bounds
+and norm clip, where the default data lie inside the box). The load average of the
+machine is recorded with every row: on a shared machine, rows measured under a load
+above the number of cores are inflated.
 """
 
 import argparse
@@ -62,6 +65,7 @@ from benchmarks._speed_data import (
     blob_data,
     categorical_data,
     classification_data,
+    normal_data,
     regression_data,
     transaction_data,
 )
@@ -91,6 +95,12 @@ class Spec:
     max_baseline_rows: float = math.inf
     reason: str = ""
     extra: dict = field(default_factory=dict)
+    data_sets: dict = field(default_factory=dict)
+
+    def data_for(self, variant):
+        """The generator of ``variant``: ``data_sets[<data>]`` for ``<variant>@<data>``."""
+        label = variant.partition("@")[2]
+        return self.data_sets[label] if label else self.data
 
 
 def _declared(declared, **public):
@@ -126,13 +136,16 @@ def _skdp(name):
     return dict(all_estimators())[name]
 
 
-def _private(name, *args, public=None, **always):
+def _private(name, *args, public=None, public_for=None, **always):
     """``private(variant, seed)``: ``name(*args, **always)``, with ``public`` as well
-    when the variant is ``declared`` (``declared:<mechanism>`` for PrivateSVM)."""
+    when the variant is ``declared`` (``declared:<mechanism>`` for PrivateSVM;
+    ``declared@<data>`` takes ``public_for[<data>]`` instead)."""
 
     def make(variant, seed):
-        declared, _, mechanism = variant.partition(":")
-        extra = dict(public or {}) if declared == "declared" else {}
+        head, _, label = variant.partition("@")
+        declared, _, mechanism = head.partition(":")
+        chosen = (public_for or {}).get(label, public) if label else public
+        extra = dict(chosen or {}) if declared == "declared" else {}
         if mechanism:
             extra["mechanism"] = mechanism
         return _skdp(name)(*args, random_state=seed, **always, **extra)
@@ -174,8 +187,12 @@ def specs():
         Spec("ObjectivePerturbationLogistic", classification_data,
              _private("ObjectivePerturbationLogistic", public={"data_norm": norm, **classes}),
              lambda s: linear_model.LogisticRegression(), "LogisticRegression"),
-        Spec("PCA", regression_data, _private("PCA", 2, public={"data_norm": norm, **box}),
-             lambda s: decomposition.PCA(2), "PCA(2)"),
+        Spec("PCA", regression_data,
+             _private("PCA", 2, public={"data_norm": norm, **box},
+                      public_for={"normal": {"data_norm": norm, "bounds": (-4.0, 4.0)}}),
+             lambda s: decomposition.PCA(2), "PCA(2)",
+             variants=("declared", "defaults", "declared@normal", "defaults@normal"),
+             data_sets={"normal": normal_data}),
         Spec("RandomForestClassifier", classification_data,
              _private("RandomForestClassifier", n_levels=10, public={**box, **classes}),
              lambda s: ensemble.RandomForestClassifier(n_estimators=10, max_depth=10,
@@ -225,7 +242,7 @@ def fit_rss_mb(name, variant, side, n):
     """
     spec = specs()[name]
     make = _side(spec, variant, side)
-    X, y = spec.data(int(n), seed=0)
+    X, y = spec.data_for(variant)(int(n), seed=0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         _fit(make(0), X[:1000], None if y is None else y[:1000])
@@ -234,7 +251,7 @@ def fit_rss_mb(name, variant, side, n):
 
 def measure(spec, variant, n, repeats, *, baseline=True, rss=True):
     """One row (a dict of ``COLUMNS`` but the exponents) for ``spec`` at ``n`` rows."""
-    X, y = spec.data(int(n), seed=0)
+    X, y = spec.data_for(variant)(int(n), seed=0)
     times = {"private": [], "baseline": []}
     cpu = {"private": [], "baseline": []}
     sides = {side: _side(spec, variant, side) for side in ("private", "baseline")[: 1 + baseline]}
@@ -315,7 +332,7 @@ def run(names, variants, sizes, repeats, max_seconds, progress=print, *, rss=Tru
             continue
         spec = table[name]
         for variant in spec.variants:
-            if variant.split(":")[0] not in variants:
+            if variant.partition("@")[0].split(":")[0] not in variants:
                 continue
             rows += _variant_rows(spec, variant, sizes, repeats, max_seconds, progress, rss=rss)
     return pd.DataFrame(rows, columns=COLUMNS)

@@ -116,3 +116,20 @@ def test_fit_rss_is_the_peak_of_one_fit_of_the_chosen_side(monkeypatch):
     assert speed.fit_rss_mb("GaussianNB", "declared", "private", 3000) == 1.5
     assert speed.fit_rss_mb("GaussianNB", "declared", "baseline", 3000) == 1.5
     assert seen == [("skdp", 3000), ("sklearn", 3000)]  # after a warm-up fit on 1000 rows
+
+
+def test_a_data_variant_runs_its_own_data_and_declared_inputs(tmp_path):
+    spec = speed.specs()["PCA"]
+    X, _ = spec.data_for("defaults@normal")(2000, seed=0)
+    assert np.abs(X).max() > 2.0  # outside the default data's box [-1, 1]
+    assert np.abs(spec.data_for("defaults")(2000, seed=0)[0]).max() <= 1.0
+    assert spec.private("declared@normal", 0).bounds == (-4.0, 4.0)
+    assert spec.private("declared", 0).bounds == speed.BOX
+    assert spec.private("defaults@normal", 0).bounds is None
+    out = tmp_path / "speed.csv"
+    argv = ["--sizes", "300", "--repeats", "1", "--estimators", "PCA", "--variants",
+            "defaults", "--no-rss", "--out", str(out)]  # fmt: skip
+    speed.main(argv)
+    frame = pd.read_csv(out)
+    assert frame["variant"].tolist() == ["defaults", "defaults@normal"]
+    assert np.isfinite(frame["ratio_median"]).all()
