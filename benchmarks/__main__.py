@@ -29,6 +29,7 @@ BENCHMARKS = [
     "speed",
     "model_selection",
     "parity",
+    "parity_robust",
 ]
 
 

@@ -147,9 +147,9 @@ def load_tasks(preset, data_home=None):
     return [t for t in tasks if t.task in preset.families]
 
 
-def run_side(side, chosen, args):
+def run_side(side, chosen, args, kinds=None):
     """The runs of one side (``"skdp"``: skdp and non-private; ``"diffprivlib"``) and the
-    fingerprint of every task's data."""
+    fingerprint of every task's data; ``kinds`` keeps only the jobs of those kinds."""
     frames, prints = [], {}
     for preset in chosen:
         entries = _registry.select_entries(preset.estimators, preset.families)
@@ -160,7 +160,7 @@ def run_side(side, chosen, args):
             base_seed=args.seed, dpl=side == "diffprivlib",
         )  # fmt: skip
         wanted = ("diffprivlib",) if side == "diffprivlib" else ("skdp", "non-private")
-        jobs = [j for j in jobs if j.kind in wanted]
+        jobs = [j for j in jobs if j.kind in wanted and (kinds is None or j.kind in kinds)]
         frames.append(
             _harness.run(tasks, jobs, factories, n_jobs=args.n_jobs, progress=not args.quiet)
         )

@@ -132,9 +132,14 @@ def _error(estimate, exact, scale):
     return float(np.sum(np.abs(np.asarray(estimate, dtype=float) - exact)) / scale)
 
 
-def run_side(library, datasets, epsilons, seeds, *, log=print):
-    """Every release of ``library``: one row per dataset, statistic, epsilon and seed."""
+def run_side(library, datasets, epsilons, seeds, *, statistics=None, scalers=True, log=print):
+    """Every release of ``library``: one row per dataset, statistic, epsilon and seed.
+
+    ``statistics`` (default all of ``STATISTICS``) and ``scalers`` restrict the releases;
+    the others' rows are the same either way (each release draws from its own seed).
+    """
     releases = _releases(library)
+    releases = {k: v for k, v in releases.items() if statistics is None or k in statistics}
     rows = []
     for dataset in datasets:
         X = load(dataset)
@@ -156,6 +161,8 @@ def run_side(library, datasets, epsilons, seeds, *, log=print):
                             estimate = np.nan
                         errors.append(_error(estimate, exact, scale))
                     rows.append((dataset, statistic, epsilon, seed, np.mean(errors)))
+                if not scalers:
+                    continue
                 scaler = _scaler(library, epsilon, (lower, upper), seed).fit(X)
                 for statistic, fitted, exact in zip(
                     SCALER_STATISTICS, (scaler.mean_, scaler.scale_), (X.mean(axis=0), sigma),
