@@ -1,24 +1,102 @@
 """What the private scalers share: input checks, the private box, affine transforms."""
 
+import math
+
 import numpy as np
 from sklearn.base import OneToOneFeatureMixin, TransformerMixin
 from sklearn.utils import metadata_routing
 from sklearn.utils.validation import FLOAT_DTYPES, check_is_fitted
 
 from skdp.base import DifferentialPrivacyMixin
-from skdp.utils._joint_quantiles import grid_ranks, joint_draws
+from skdp.utils._joint_quantiles import (
+    common_denominator,
+    grid_ranks,
+    joint_draws,
+    joint_sensitivity,
+)
 from skdp.utils._numeric_input import validate_numeric_data
 from skdp.utils._shares import close_last_share
 from skdp.utils._stats import as_dask_array, is_dask_collection
 from skdp.utils.validation import resolve_bounds
 
-__all__ = ["AffineScalerMixin", "declared_bounds", "feature_quantiles"]
+__all__ = ["AffineScalerMixin", "affordable_candidates", "declared_bounds", "feature_quantiles"]
+
+# the weight the d JointExp draws of a fit may give, together, to outputs that leave all
+# the data in an end block, against about 1 for an output near the quantiles (below)
+STRAY_WEIGHT = 0.05
 
 
 def declared_bounds(estimator, n_features):
     """The estimator's public ``bounds`` as ``(lower, upper)`` arrays, or None to estimate."""
     names = getattr(estimator, "feature_names_in_", None)
     return resolve_bounds(estimator.bounds, n_features, feature_names=names)
+
+
+def affordable_candidates(n_noisy, epsilon, levels, cap, n_features=1):
+    """How many evenly spaced candidates a feature's JointExp draw can tell apart.
+
+    JointExp draws ``m = len(levels)`` increasing candidates with weight ``exp(-r
+    S)``, ``r = epsilon / (2 Delta)`` for the score's sensitivity ``Delta`` in rank
+    units (:func:`skdp.utils._joint_quantiles.joint_sensitivity`). An output with
+    every candidate above the data leaves all ``n`` values in the first block, which
+    should hold ``w_0 n`` of them, and the other blocks empty: it scores ``S = n (1 -
+    w_0) + n (1 - w_0)``; every candidate below the data scores ``2 n (1 - w_m)``
+    (``w`` the levels' gaps). There are at most ``C(K, m)`` outputs on ``K``
+    candidates, so these have a total weight of at most ``C(K, m) exp(-2 r n (1 -
+    max(w_0, w_m)))``.
+    On few records that exceeds the weight of the outputs near the quantiles (about 1
+    each) and the draw strays over the box (Wine at ``epsilon = 1`` on 257
+    candidates: ``data_min_`` of alcohol at 1000 for values in ``[11, 15]``). This
+    returns the largest ``K`` in ``[m, cap]`` with ``C(K, m) exp(-2 r n~ (1 - max(w_0,
+    w_m))) <= STRAY_WEIGHT / n_features`` (the ``d`` draws of a fit stray together with
+    a weight of ``STRAY_WEIGHT`` at most), or ``m`` when none is: the outputs are then
+    the box's corners, nothing finer is affordable.
+
+    Privacy: ``K`` is a function of ``n_noisy`` (the released noisy count), ``epsilon``
+    and the public levels only, so it is post-processing of an earlier release, and
+    the candidates ``np.linspace(lower, upper, K)`` of a public or private box are
+    public: JointExp on them is ``epsilon``-DP as on any public grid.
+
+    Parameters
+    ----------
+    n_noisy : int
+        The released noisy record count.
+    epsilon : float
+        One feature's budget for the draw.
+    levels : sequence of fractions.Fraction
+        The distinct levels, increasing.
+    cap : int
+        The most candidates to return (>= ``len(levels)``).
+    n_features : int, default=1
+        The number of draws the fit makes.
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> from skdp.preprocessing._base import affordable_candidates
+    >>> levels = [Fraction(1, 100), Fraction(99, 100)]
+    >>> [affordable_candidates(n, 0.05, levels, 257, n_features=10) for n in (150, 600, 2000)]
+    [2, 181, 257]
+    """
+    denominator, numerators = common_denominator(levels)
+    gaps = np.diff([0, *sorted(set(numerators)), denominator])
+    m = len(gaps) - 1
+    rate = epsilon * denominator / (2 * joint_sensitivity(gaps, denominator))
+    # log of the weight a lone block's outputs may have, per output
+    ends = 1 - max(gaps[0], gaps[-1]) / denominator
+    allowed = math.log(STRAY_WEIGHT / n_features) + 2 * rate * max(n_noisy, 1) * ends
+    k = m
+    while k < cap and _log_choose(k + 1, m) <= allowed:
+        k += 1
+    return k
+
+
+def _log_choose(k, m):
+    return math.lgamma(k + 1) - math.lgamma(m + 1) - math.lgamma(k - m + 1)
 
 
 def feature_quantiles(X, levels, lower, upper, *, n_candidates, epsilon, ledger, budget, rng):

@@ -7,15 +7,20 @@ from sklearn.base import BaseEstimator, _fit_context
 
 from skdp.accounting import PrivacyBudget, PrivacyLedger
 from skdp.mechanisms import check_random_state
-from skdp.preprocessing._base import AffineScalerMixin, declared_bounds, feature_quantiles
+from skdp.preprocessing._base import (
+    AffineScalerMixin,
+    affordable_candidates,
+    declared_bounds,
+    feature_quantiles,
+)
 from skdp.utils._bounds import estimate_public_inputs
 from skdp.utils._quantiles import _as_fraction
 from skdp.utils.validation import EPSILON_CONSTRAINT, RANDOM_STATE_CONSTRAINT, check_epsilon
 
 __all__ = ["MinMaxScaler"]
 
-# 257 evenly spaced candidates put the grid step at 1/256 of the private box; the ranks
-# on the grid take one pass over X, then JointExp about 0.25 ms per feature (O(K log K))
+# at most 257 evenly spaced candidates: the grid step at 1/256 of the box; the ranks on
+# the grid take one pass over X, then JointExp about 0.25 ms per feature (O(K log K))
 N_CANDIDATES = 257
 DEFAULT_QUANTILES = (0.01, 0.99)
 
@@ -89,6 +94,10 @@ class MinMaxScaler(AffineScalerMixin, BaseEstimator):
     bounds_tier_ : int or None
         How the box was found (:mod:`skdp.utils._bounds`: 1 per-feature scans, 2 one
         box for all features, 3 the public fallback ``[-100, 100]``); None if declared.
+    n_candidates_ : int or None
+        The number of evenly spaced candidates of each feature's box the quantiles
+        were drawn among (2: the box itself, nothing finer was affordable); None when
+        the declared bounds are the answer.
     epsilon_split_ : dict
         ``{"n_samples", "bounds", "quantiles"}``; all 0 when the declared bounds are
         the answer.
@@ -117,10 +126,15 @@ class MinMaxScaler(AffineScalerMixin, BaseEstimator):
        moves a rank query by one);
     3. the rest, ``epsilon / d`` per feature, on JointExp (Gillenwater, Joseph and
        Kulesza 2021; :func:`skdp.tools.quantile`, ``method="joint"``) drawing
-       ``q_low < q_high`` together among 257 evenly spaced public candidates of the
+       ``q_low < q_high`` together among ``K`` evenly spaced public candidates of the
        feature's box, values clipped to it. Its add/remove sensitivity for levels
-       ``(0.01, 0.99)`` is ``3 - 2 (0.01 + 0.98) = 1.02`` rank units
-       (:func:`skdp.utils._joint_quantiles.joint_sensitivity`, derived there).
+       ``(0.01, 0.99)`` is ``2 (1 - 0.01) = 1.98`` rank units (a record added below
+       both outputs: :func:`skdp.utils._joint_quantiles.joint_sensitivity`, derived
+       there). ``K`` is 257, or fewer when the noisy count is too small for JointExp
+       to tell 257 candidates apart
+       (:func:`skdp.preprocessing._base.affordable_candidates`: a function of the
+       noisy count, ``epsilon / d`` and the levels, so the grid is public, chosen
+       after the count's release; sequential composition is unchanged).
 
     A record touches every feature, so the ``d`` draws compose sequentially.
     ``transform`` and ``inverse_transform`` are post-processing. With declared
@@ -132,10 +146,12 @@ class MinMaxScaler(AffineScalerMixin, BaseEstimator):
     own budget); NaN is refused (impute first); the exact ``n_samples_seen_`` is never
     released.
 
-    **Accuracy**: the quantiles' error is in ranks, about ``ln(257) / (epsilon_q)``
-    records for ``epsilon_q`` per feature, plus 1/256 of the box in value; with
-    ``n epsilon / d`` of a few units or less the box (step 2) is coarse and the
-    quantiles close to uniform in it. Declare ``bounds`` when you know them.
+    **Accuracy**: the quantiles' error is in ranks, about ``ln(K) / (epsilon_q)``
+    records for ``epsilon_q`` per feature, plus ``1/(K - 1)`` of the box in value.
+    With ``n epsilon / d`` of a few units or less the box (step 2) is one range for
+    all features and the grid coarse (Wine at ``epsilon = 1``: ``K = 2``, the box
+    itself, so the transformed values stay in ``[0, 2]`` but features on a small
+    scale use little of it). Declare ``bounds`` when you know them.
 
     References
     ----------
@@ -237,11 +253,13 @@ class MinMaxScaler(AffineScalerMixin, BaseEstimator):
                 lower, upper = declared
                 split = {"n_samples": 0.0, "bounds": 0.0, "quantiles": 0.0}
                 self.n_samples_seen_, self.bounds_tier_ = None, None
+                self.n_candidates_ = None
                 self.data_min_, self.data_max_ = lower.copy(), upper.copy()
             elif declared is not None:
                 lower, upper = declared
                 split = {"n_samples": 0.0, "bounds": 0.0, "quantiles": float(self.epsilon)}
                 self.n_samples_seen_, self.bounds_tier_ = None, None
+                self.n_candidates_ = N_CANDIDATES
                 self.data_min_, self.data_max_ = feature_quantiles(
                     X, _quantile_levels(levels), lower, upper, n_candidates=N_CANDIDATES,
                     epsilon=check_epsilon(self.epsilon), ledger=ledger,
@@ -260,8 +278,12 @@ class MinMaxScaler(AffineScalerMixin, BaseEstimator):
                 lower, upper = found.bounds
                 split = {**found.epsilon_split, "quantiles": found.remaining}
                 split.pop("data_norm")
+                fractions = _quantile_levels(levels)
+                self.n_candidates_ = affordable_candidates(
+                    found.n_samples, found.remaining / d, fractions, N_CANDIDATES, d
+                )
                 self.data_min_, self.data_max_ = feature_quantiles(
-                    X, _quantile_levels(levels), lower, upper, n_candidates=N_CANDIDATES,
+                    X, fractions, lower, upper, n_candidates=self.n_candidates_,
                     epsilon=found.remaining, ledger=ledger, budget=check_epsilon(self.epsilon),
                     rng=rng,
                 )  # fmt: skip

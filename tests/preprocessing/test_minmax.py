@@ -1,5 +1,10 @@
 """skdp.preprocessing.MinMaxScaler: private quantiles, declared bounds at no cost."""
 
+import itertools
+import warnings
+from contextlib import contextmanager
+from fractions import Fraction
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -10,6 +15,15 @@ from skdp.accounting import PrivacyLedger
 from skdp.preprocessing import MinMaxScaler
 
 RNG = np.random.default_rng(0)
+
+
+@contextmanager
+def warnings_ignored():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        yield
+
+
 X = RNG.uniform([0.0, 10.0], [1.0, 50.0], size=(4000, 2))
 
 
@@ -119,8 +133,6 @@ def test_quantiles_inside_declared_bounds_spend_epsilon():
 def test_the_batched_draws_are_those_of_one_draw_per_feature(levels):
     # feature_quantiles draws the d features in one JointExp batch: the same
     # quantiles and ledger records as joint_draw called feature by feature
-    from fractions import Fraction
-
     from skdp.preprocessing._base import feature_quantiles
     from skdp.utils._joint_quantiles import grid_ranks, joint_draw
 
@@ -144,3 +156,58 @@ def test_the_batched_draws_are_those_of_one_draw_per_feature(levels):
         [e.epsilon for e in looped.entries]
     )
     assert len(batched.entries) == 4 and batched.total.epsilon == pytest.approx(0.8)
+
+
+def test_the_first_try_on_small_data_stays_in_a_sensible_range():
+    # Wine (178 x 13) at the defaults: one private box for every feature, ~0.05 of
+    # epsilon per feature; on 257 candidates JointExp strayed (alcohol's data_min_ at
+    # 1000 for values in [11, 15], training values mapped to -247)
+    from sklearn.datasets import load_wine
+
+    wine = load_wine().data
+    for seed in range(5):
+        with pytest.warns(UserWarning, match="one private range"):
+            scaler = MinMaxScaler(random_state=seed).fit(wine)
+        Z = scaler.transform(wine)
+        assert scaler.n_candidates_ < 257
+        assert -1 < Z.min() and Z.max() < 2.5, (seed, Z.min(), Z.max())
+        assert np.mean((Z < -0.5) | (Z > 1.5)) < 0.01
+
+
+def test_the_grid_is_a_function_of_public_values_and_the_draw_is_jointexp_on_it():
+    from skdp.preprocessing._base import affordable_candidates, feature_quantiles
+    from skdp.preprocessing._minmax import _quantile_levels
+    from skdp.utils._bounds import estimate_public_inputs
+
+    data = np.random.default_rng(5).normal(size=(300, 6)) * [1, 2, 3, 50, 0.1, 7]
+    levels = _quantile_levels((0.01, 0.99))
+    for seed in range(4):
+        with warnings_ignored():
+            scaler = MinMaxScaler(random_state=seed).fit(data)
+            rng = np.random.default_rng(seed)
+            found = estimate_public_inputs(1.0, n_samples=300, columns=data, random_state=rng)
+        k = affordable_candidates(found.n_samples, found.remaining / 6, levels, 257, 6)
+        assert scaler.n_candidates_ == k and scaler.n_samples_seen_ == found.n_samples
+        with PrivacyLedger() as ledger:
+            expected = feature_quantiles(
+                data, levels, *found.bounds, n_candidates=k, epsilon=found.remaining,
+                ledger=ledger, budget=found.remaining, rng=rng,
+            )  # fmt: skip
+        np.testing.assert_array_equal(scaler.data_min_, expected[0])
+        np.testing.assert_array_equal(scaler.data_max_, expected[1])
+        grid = np.linspace(scaler.bounds_[0], scaler.bounds_[1], k)
+        assert np.all(np.isclose(grid, scaler.data_min_).any(axis=0))
+        assert scaler.privacy_spent_.epsilon == pytest.approx(1.0)
+
+
+def test_affordable_candidates_grow_with_the_noisy_count_up_to_the_cap():
+    from skdp.preprocessing._base import affordable_candidates
+    from skdp.preprocessing._minmax import _quantile_levels
+
+    levels = _quantile_levels((0.01, 0.99))
+    sizes = [affordable_candidates(n, 0.05, levels, 257, 10) for n in range(1, 3000, 7)]
+    assert sizes[0] == 2 and sizes[-1] == 257 and any(2 < k < 257 for k in sizes)
+    assert all(a <= b for a, b in itertools.pairwise(sizes))
+    # three levels never get fewer than three candidates
+    quartiles = [Fraction(1, 4), Fraction(1, 2), Fraction(3, 4)]
+    assert affordable_candidates(1, 0.01, quartiles, 513) == 3

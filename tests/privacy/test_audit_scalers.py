@@ -6,8 +6,11 @@ fifth, at 95, removed in the neighbour. With five records the box is the public
 fallback ``[-100, 100]`` on both sides (tier 3: ``n epsilon`` is far too small), so
 ``data_max_`` is JointExp's 99% output among the public candidates, which the extra
 record pulls above 87.5. The public grid is cut to 17 candidates (a public constant,
-monkeypatched) so that a fit takes a few milliseconds. A mutant that draws the
-quantiles for 10x the epsilon it records must be flagged.
+monkeypatched) so that a fit takes a few milliseconds, and the rule that coarsens it
+on few records (``STRAY_WEIGHT``, monkeypatched) keeps all 17. A mutant that draws
+the quantiles for 10x the epsilon it records must be flagged. A second audit leaves
+the rule on: the grid then follows the noisy count (2 candidates below about 9, 17
+from about 18).
 
 StandardScaler (declared box ``[-1, 1]``, so the release is the count, the centred
 sums and the centred squares of :mod:`skdp.utils._centred_sums`): three records at -1
@@ -54,6 +57,12 @@ def minmax_release(data, rng, epsilon=EPSILON):
     return MinMaxScaler(epsilon=epsilon, random_state=rng).fit(data).data_max_[0]
 
 
+@pytest.fixture
+def full_grid(monkeypatch):
+    """The 17 candidates whatever the noisy count."""
+    monkeypatch.setattr(scaler_base, "STRAY_WEIGHT", 1e300)
+
+
 def audit_minmax(n_search, n_samples, random_state=0):
     return audit(
         minmax_release, MINMAX_FIRST, MINMAX_SECOND, epsilon=EPSILON, n_search=n_search,
@@ -75,18 +84,26 @@ def test_the_extra_record_moves_the_high_quantile():
     assert [high for _, high in released] == [100.0, 50.0]
 
 
-def test_minmax_passes_audit():
+def test_minmax_passes_audit(full_grid):
+    result = audit_minmax(n_search=40, n_samples=200)
+    assert result.passed, str(result)
+
+
+def test_minmax_passes_audit_with_a_grid_from_the_noisy_count():
+    rng = np.random.default_rng(0)
+    sizes = {MinMaxScaler(random_state=rng).fit(MINMAX_FIRST).n_candidates_ for _ in range(60)}
+    assert {2, 17} <= sizes  # the premise: the rule is on and follows the count
     result = audit_minmax(n_search=40, n_samples=200)
     assert result.passed, str(result)
 
 
 @pytest.mark.slow
-def test_minmax_passes_a_large_audit():
+def test_minmax_passes_a_large_audit(full_grid):
     result = audit_minmax(n_search=500, n_samples=3000, random_state=1)
     assert result.passed, str(result)
 
 
-def test_audit_flags_quantiles_drawn_for_ten_times_epsilon(monkeypatch):
+def test_audit_flags_quantiles_drawn_for_ten_times_epsilon(monkeypatch, full_grid):
     real = scaler_base.joint_draws
 
     def too_little_noise(below, at_or_below, n, fractions, candidates, epsilons, rng):
