@@ -47,10 +47,11 @@ def affordable_candidates(n_noisy, epsilon, levels, cap, n_features=1):
     On few records that exceeds the weight of the outputs near the quantiles (about 1
     each) and the draw strays over the box (Wine at ``epsilon = 1`` on 257
     candidates: ``data_min_`` of alcohol at 1000 for values in ``[11, 15]``). This
-    returns the largest ``K`` in ``[m, cap]`` with ``C(K, m) exp(-2 r n~ (1 - max(w_0,
+    returns the largest ``K`` in ``[max(m, 2), cap]`` with ``C(K, m) exp(-2 r n~ (1 - max(w_0,
     w_m))) <= STRAY_WEIGHT / n_features`` (the ``d`` draws of a fit stray together with
-    a weight of ``STRAY_WEIGHT`` at most), or ``m`` when none is: the outputs are then
-    the box's corners, nothing finer is affordable.
+    a weight of ``STRAY_WEIGHT`` at most), or ``max(m, 2)`` when none is: the outputs
+    are then the box's corners (and points between them for ``m > 2``), nothing finer
+    is affordable.
 
     Privacy: ``K`` is a function of ``n_noisy`` (the released noisy count), ``epsilon``
     and the public levels only, so it is post-processing of an earlier release, and
@@ -89,7 +90,7 @@ def affordable_candidates(n_noisy, epsilon, levels, cap, n_features=1):
     # log of the weight a lone block's outputs may have, per output
     ends = 1 - max(gaps[0], gaps[-1]) / denominator
     allowed = math.log(STRAY_WEIGHT / n_features) + 2 * rate * max(n_noisy, 1) * ends
-    k = m
+    k = max(m, 2)
     while k < cap and _log_choose(k + 1, m) <= allowed:
         k += 1
     return k

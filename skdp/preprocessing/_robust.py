@@ -8,7 +8,12 @@ from sklearn.base import BaseEstimator, _fit_context
 
 from skdp.accounting import PrivacyBudget, PrivacyLedger
 from skdp.mechanisms import check_random_state
-from skdp.preprocessing._base import AffineScalerMixin, declared_bounds, feature_quantiles
+from skdp.preprocessing._base import (
+    AffineScalerMixin,
+    affordable_candidates,
+    declared_bounds,
+    feature_quantiles,
+)
 from skdp.utils._bounds import estimate_public_inputs
 from skdp.utils._quantiles import _as_fraction
 from skdp.utils.validation import EPSILON_CONSTRAINT, RANDOM_STATE_CONSTRAINT, check_epsilon
@@ -77,6 +82,10 @@ class RobustScaler(AffineScalerMixin, BaseEstimator):
     bounds_tier_ : int or None
         How the box was found (:mod:`skdp.utils._bounds`: 1 per-feature scans, 2 one
         box for all features, 3 the public fallback ``[-100, 100]``); None if declared.
+    n_candidates_ : int or None
+        The number of evenly spaced candidates of each feature's box the quantiles
+        were drawn among (513, or fewer on few records, Notes); None when nothing is
+        released.
     epsilon_split_ : dict
         ``{"n_samples", "bounds", "quantiles"}``.
     privacy_spent_ : PrivacyBudget
@@ -103,8 +112,11 @@ class RobustScaler(AffineScalerMixin, BaseEstimator):
        noisy count, ``epsilon`` and ``d``); one record moves each rank query by one;
     2. the rest, ``epsilon / d`` per feature, on one JointExp draw (Gillenwater,
        Joseph and Kulesza 2021; :func:`skdp.utils._joint_quantiles.joint_quantiles`)
-       of the levels ``(q_min, 1/2, q_max)`` among 513 evenly spaced public
-       candidates of the feature's box, values clipped to it. For the default levels
+       of the levels ``(q_min, 1/2, q_max)`` among ``K`` evenly spaced public
+       candidates of the feature's box, values clipped to it: 513, or with
+       ``bounds=None`` fewer when the noisy count is too small for JointExp to tell
+       513 apart (:func:`skdp.preprocessing._base.affordable_candidates`, a function
+       of the noisy count, ``epsilon / d`` and the levels: a public grid). For the default levels
        the gaps are ``w = (1/4, 1/4, 1/4, 1/4)`` and the add/remove sensitivity of the
        joint score is ``max(2 (1 - 1/4), 3 - 2 (1/4 + 1/4)) = 2`` rank units
        (:func:`skdp.utils._joint_quantiles.joint_sensitivity` derives the general
@@ -120,10 +132,12 @@ class RobustScaler(AffineScalerMixin, BaseEstimator):
     ``partial_fit``; NaN is refused (impute first); sparse input is refused; the
     exact ``n_samples_seen_`` is never released.
 
-    **Accuracy**: each quantile's error is in ranks, about ``ln(513) / epsilon_q``
-    records for ``epsilon_q`` per feature, plus 1/512 of the box in value. With
-    ``n epsilon / d`` of a few units or less the box is the coarse public fallback
-    and the quantiles close to uniform in it. Declare ``bounds`` when you know them.
+    **Accuracy**: each quantile's error is in ranks, about ``ln(K) / epsilon_q``
+    records for ``epsilon_q`` per feature, plus ``1/(K - 1)`` of the box in value.
+    With ``n epsilon / d`` of a few units or less the box is one range for all
+    features (or the public fallback) and the grid coarse: the quantiles stay among
+    the box's few candidates, and a feature on a small scale gets a ``scale_`` far
+    too large. Declare ``bounds`` when you know them.
 
     References
     ----------
@@ -208,6 +222,7 @@ class RobustScaler(AffineScalerMixin, BaseEstimator):
         box = declared_bounds(self, d)
         split = {"n_samples": 0.0, "bounds": 0.0, "quantiles": 0.0}
         self.n_samples_seen_, self.bounds_tier_ = None, None
+        self.n_candidates_ = N_CANDIDATES if levels else None
         quantiles = np.empty((0, d))
         with PrivacyLedger() as ledger:
             rng = check_random_state(self.random_state)
@@ -222,11 +237,14 @@ class RobustScaler(AffineScalerMixin, BaseEstimator):
                 split.update(n_samples=found.epsilon_split["n_samples"])
                 split.update(bounds=found.epsilon_split["bounds"])
                 epsilon = found.remaining
+                self.n_candidates_ = affordable_candidates(
+                    found.n_samples, epsilon / d, levels, N_CANDIDATES, d
+                )
             if levels:
                 split["quantiles"] = epsilon
                 quantiles = feature_quantiles(
-                    X, levels, *box, n_candidates=N_CANDIDATES, epsilon=epsilon, ledger=ledger,
-                    budget=check_epsilon(self.epsilon), rng=rng,
+                    X, levels, *box, n_candidates=self.n_candidates_, epsilon=epsilon,
+                    ledger=ledger, budget=check_epsilon(self.epsilon), rng=rng,
                 )  # fmt: skip
         self.bounds_ = box
         self.epsilon_split_ = split
