@@ -30,6 +30,7 @@ BENCHMARKS = [
     "model_selection",
     "parity",
     "parity_robust",
+    "scaler_first_try",
 ]
 
 
