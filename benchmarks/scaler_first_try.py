@@ -3,7 +3,8 @@
 A user's first ``MinMaxScaler().fit(X)`` (``epsilon=1``, nothing declared) on a toy
 data set should give transformed training data in a sensible range. For every data
 set (Iris, Wine, Breast cancer, diabetes ``X``, digits, and the numeric columns of
-Adult, all as DataFrames) and every seed, this fits the scaler with its defaults and
+Adult, all as DataFrames; Adult from ``SKDP_DATA_HOME``, else its packaged sample: the
+``n x d`` column says which) and every seed, this fits the scaler with its defaults and
 ``random_state=seed`` and reports, over the seeds:
 
 - ``min`` / ``max``: the smallest and largest transformed training value of the worst
@@ -45,7 +46,9 @@ TOYS = ("iris", "wine", "breast_cancer", "diabetes", "digits")
 def frames(data_home=None):
     """``{name: DataFrame}`` of the six data sets' numeric columns."""
     out = {name: getattr(sk_datasets, f"load_{name}")(as_frame=True).data for name in TOYS}
-    out["adult_numeric"] = fetch_adult(data_home=data_home).data.select_dtypes("number")
+    # the full file from the data home, else the packaged sample (with a warning)
+    adult = fetch_adult(data_home=data_home, sample="auto").data
+    out["adult_numeric"] = adult.select_dtypes("number")
     return out
 
 
