@@ -90,10 +90,13 @@ def affordable_candidates(n_noisy, epsilon, levels, cap, n_features=1):
     # log of the weight a lone block's outputs may have, per output
     ends = 1 - max(gaps[0], gaps[-1]) / denominator
     allowed = math.log(STRAY_WEIGHT / n_features) + 2 * rate * max(n_noisy, 1) * ends
-    k = max(m, 2)
-    while k < cap and _log_choose(k + 1, m) <= allowed:
-        k += 1
-    return k
+    low, high = max(m, 2), cap  # C(K, m) increases with K: bisect for the largest
+    if _log_choose(high, m) <= allowed:
+        return high
+    while high - low > 1:
+        middle = (low + high) // 2
+        low, high = (middle, high) if _log_choose(middle, m) <= allowed else (low, middle)
+    return low
 
 
 def _log_choose(k, m):
