@@ -21,7 +21,7 @@ import warnings
 
 import numpy as np
 import pandas as pd
-from scipy import stats
+from scipy import integrate, stats
 
 from benchmarks import tools_compare
 from skdp import tools
@@ -111,20 +111,47 @@ def check(datasets, epsilons, seeds, *, disjoint=False):
     return pd.DataFrame(rows)
 
 
-def scales_markdown(table, observed=None):
-    """Per dataset: the columns' sensitivity ratios and the predicted error ratio, with
-    ``observed`` (``{dataset: measured ratio of mean errors}``) beside it when given."""
+def block_probabilities(ratio, block):
+    """``(P(worst ok), P(mean ok))`` for a block of ``block`` seeds when skdp's per-seed
+    error is ``ratio |Z|`` and diffprivlib's ``|L|`` (``Z``, ``L`` i.i.d. Laplace).
+
+    That is the sum cells' law up to skdp's lattice (a relative ``2**-12``) and
+    diffprivlib's truncation to ``[l n, u n]`` (out of reach here): every column's error
+    is the seed's one standardised draw, ``|Z| m_j / epsilon`` against
+    ``|L| (u_j - l_j) / epsilon``. ``|Z|`` is exponential, so the worst of ``k`` has the
+    CDF ``(1 - e^-x)^k`` and the mean of ``k`` over the other's mean is F(2k, 2k).
+    """
+
+    def cdf(x):
+        return (-np.expm1(-x)) ** block
+
+    def density(x):
+        return block * np.exp(-x) * (-np.expm1(-x)) ** (block - 1)
+
+    worst = integrate.quad(lambda x: density(x) * (1.0 - cdf(ratio * x)), 0, np.inf)[0]
+    return float(worst), float(stats.f.cdf(1.0 / ratio, 2 * block, 2 * block))
+
+
+def scales_markdown(table, observed=None, block=10):
+    """Per dataset: the columns' sensitivity ratios, the predicted error ratio and the
+    block probabilities it implies (:func:`block_probabilities`), with ``observed``
+    (``{dataset: measured ratio of mean errors}``) beside it when given."""
     lines = [
         "The sum's noise scales, add/remove max(|l|,|u|) over substitution u - l:",
         "",
-        "| dataset | per-column ratio | predicted error ratio | measured |",
-        "|---|---|---|---|",
+        "| dataset | per-column ratio | predicted error ratio | measured | "
+        f"law's P(worst ok), P(mean ok), {block} seeds |",
+        "|---|---|---|---|---|",
     ]
     for dataset, part in table.groupby("dataset", sort=False):
         ratios = ", ".join(f"{r:.3g}" for r in part["ratio"])
         seen = (observed or {}).get(dataset)
         shown = "" if seen is None else f"{seen:.4f}"
-        lines.append(f"| {dataset} | {ratios} | {part['error_ratio'].iloc[0]:.4f} | {shown} |")
+        predicted = part["error_ratio"].iloc[0]
+        worst, mean = block_probabilities(predicted, block)
+        lines.append(
+            f"| {dataset} | {ratios} | {predicted:.4f} | {shown} | {worst:.3f}, {mean:.3f} |"
+        )
     return "\n".join(lines)
 
 

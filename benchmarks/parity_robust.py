@@ -24,6 +24,7 @@ are ``tools_compare``'s and ``compare``'s own, so the two sides read the same da
 """
 
 import argparse
+import json
 import math
 import resource
 import subprocess
@@ -206,7 +207,7 @@ def _p(row, what):
     return f"{row[f'p_{what}']:.2f} [{row[f'p_{what}_low']:.2f}, {row[f'p_{what}_high']:.2f}]"
 
 
-def markdown(cells, together, scales, law, notes):
+def markdown(cells, together, scales, law, notes, block=BLOCK):
     """The report: notes, the cells' table, all-epsilon shares, the sum's scales and law."""
     lines = [f"- {note}" for note in notes] + [
         "",
@@ -237,7 +238,7 @@ def markdown(cells, together, scales, law, notes):
     if len(scales):
         sums = cells[(cells["component"] == "tools") & (cells["metric"] == "sum")]
         ratio = (sums["skdp_mean"] / sums["diffprivlib_mean"]).groupby(sums["dataset"]).mean()
-        lines += ["", _sum_law.scales_markdown(scales, ratio.to_dict())]
+        lines += ["", _sum_law.scales_markdown(scales, ratio.to_dict(), block)]
     lines += [line for table in law for line in ("", _sum_law.law_markdown(table))]
     return "\n".join(lines) + "\n"
 
@@ -272,6 +273,7 @@ def parser(prog="python -m benchmarks parity_robust"):
     p.add_argument("--out", type=Path, default=Path("benchmark_results/parity_robust"))
     p.add_argument("--env-dir", type=Path, default=None, help="the diffprivlib environment")
     p.add_argument("--skdp-only", action="store_true", help="no diffprivlib (runs only)")
+    p.add_argument("--reuse", action="store_true", help="judge the runs already in --out")
     p.add_argument("--side", choices=("skdp", "diffprivlib"), help=argparse.SUPPRESS)
     p.add_argument("--runs-out", type=Path, help=argparse.SUPPRESS)
     return p
@@ -314,17 +316,9 @@ def _cpu():
     return sum(u.ru_utime + u.ru_stime for u in (own, children))
 
 
-def main(argv=()):
-    """Run both sides (diffprivlib's in its environment, at the same time), judge, write."""
-    args = parser().parse_args(list(argv))
-    if min(args.tools_blocks, args.forest_blocks, args.block - 1, args.law_seeds) < 0:
-        raise SystemExit("blocks and --law-seeds must be >= 0 and --block >= 1")
-    warnings.simplefilter("ignore")  # both libraries' advice, not results
-    if args.side:  # the worker inside diffprivlib's environment
-        runs, hashes = run_library(args.side, args)
-        runs.to_csv(args.runs_out, index=False)
-        pd.Series(hashes).to_json(args.runs_out.with_suffix(".json"))
-        return 0
+def _run(args):
+    """Run both sides (diffprivlib's in its environment, at the same time) and the sum's
+    checks; write ``runs.csv``, ``sum_scales.csv``, ``sum_law.csv`` and ``run.json``."""
     started, cpu = time.perf_counter(), _cpu()
     args.out.mkdir(parents=True, exist_ok=True)
     child = None
@@ -340,32 +334,61 @@ def main(argv=()):
         if theirs != hashes:
             raise SystemExit(f"the sides read different data: {hashes} != {theirs}")
         frames.append(pd.read_csv(args.out / "diffprivlib_runs.csv"))
-    runs = pd.concat(frames, ignore_index=True)
-    runs.to_csv(args.out / "runs.csv", index=False)
-    scales, law = pd.DataFrame(), []
+    pd.concat(frames, ignore_index=True).to_csv(args.out / "runs.csv", index=False)
     if "sum" in args.statistics and args.tools_blocks:
-        scales = _sum_law.scales(args.datasets)
-        law = _sum_law.check(args.datasets, args.epsilons, args.law_seeds)
-        disjoint = _sum_law.check(args.datasets, args.epsilons, args.law_seeds, disjoint=True)
-        scales.to_csv(args.out / "sum_scales.csv", index=False)
-        pd.concat([law, disjoint]).to_csv(args.out / "sum_law.csv", index=False)
-        law = [law, disjoint]
-    if child is None:
-        print(f"wrote {args.out}/runs.csv (skdp only: nothing to judge)")
-        return 0
-    blocks = judge_blocks(runs, args.block)
-    cells, together = summarise(blocks), all_epsilons_met(blocks)
-    blocks.to_csv(args.out / "blocks.csv", index=False)
-    cells.to_csv(args.out / "cells.csv", index=False)
+        _sum_law.scales(args.datasets).to_csv(args.out / "sum_scales.csv", index=False)
+        law = [
+            _sum_law.check(args.datasets, args.epsilons, args.law_seeds, disjoint=disjoint)
+            for disjoint in (False, True)
+        ]
+        pd.concat(law).to_csv(args.out / "sum_law.csv", index=False)
     notes = [
         f"blocks of {args.block} seeds: tools {args.tools_blocks}, forest {args.forest_blocks}"
         f" ({', '.join(f'{d} at {e:g}' for d, e in args.forest)}); block 0 is the parity cell",
-        "P(...): share of blocks where skdp is at least as good (errors: <=, accuracy: >=), "
-        "[95% Wilson interval]; met = mean and worst both",
         f"took {time.perf_counter() - started:.0f} s wall, {_cpu() - cpu:.0f} s CPU "
         "(both sides, children included)",
     ]
-    text = markdown(cells, together, scales, law, notes)
-    (args.out / "parity_robust.md").write_text(text, encoding="utf-8")
-    print(text)
+    (args.out / "run.json").write_text(json.dumps(notes), encoding="utf-8")
+
+
+def judge(out, block=BLOCK):
+    """Judge the runs under ``out``; write ``blocks.csv``, ``cells.csv`` and
+    ``parity_robust.md``; returns the Markdown."""
+    blocks = judge_blocks(pd.read_csv(out / "runs.csv"), block)
+    cells, together = summarise(blocks), all_epsilons_met(blocks)
+    blocks.to_csv(out / "blocks.csv", index=False)
+    cells.to_csv(out / "cells.csv", index=False)
+    scales, law = pd.DataFrame(), []
+    if (out / "sum_scales.csv").exists():
+        scales = pd.read_csv(out / "sum_scales.csv")
+        table = pd.read_csv(out / "sum_law.csv")
+        shared = table["first_seed"] == 0
+        law = [table[shared], table[~shared]]
+    notes = json.loads((out / "run.json").read_text(encoding="utf-8"))
+    notes.append(
+        "P(...): share of blocks where skdp is at least as good (errors: <=, accuracy: >=), "
+        "[95% Wilson interval]; met = mean and worst both"
+    )
+    text = markdown(cells, together, scales, law, notes, block)
+    (out / "parity_robust.md").write_text(text, encoding="utf-8")
+    return text
+
+
+def main(argv=()):
+    """Run (unless ``--reuse``) and judge; returns 0."""
+    args = parser().parse_args(list(argv))
+    if min(args.tools_blocks, args.forest_blocks, args.block - 1, args.law_seeds) < 0:
+        raise SystemExit("blocks and --law-seeds must be >= 0 and --block >= 1")
+    warnings.simplefilter("ignore")  # both libraries' advice, not results
+    if args.side:  # the worker inside diffprivlib's environment
+        runs, hashes = run_library(args.side, args)
+        runs.to_csv(args.runs_out, index=False)
+        pd.Series(hashes).to_json(args.runs_out.with_suffix(".json"))
+        return 0
+    if not args.reuse:
+        _run(args)
+    if args.skdp_only:
+        print(f"wrote {args.out}/runs.csv (skdp only: nothing to judge)")
+        return 0
+    print(judge(args.out, args.block))
     return 0

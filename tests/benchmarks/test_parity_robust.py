@@ -114,3 +114,28 @@ def test_sum_law_check_catches_too_little_noise(monkeypatch):
     ten_times(monkeypatch, _statistics, "laplace")
     table = _sum_law.check(["iris"], [0.5], 300, disjoint=True)
     assert np.all(table["ratio"] < 0.2) and np.all(table["z"] < -10)
+
+
+def test_sum_block_probabilities_are_exact_for_exponential_errors():
+    assert _sum_law.block_probabilities(1.0, 10) == pytest.approx((0.5, 0.5))
+    # one seed, twice the scale: P(2 X <= Y) = 1/3 for i.i.d. exponentials, both ways
+    assert _sum_law.block_probabilities(2.0, 1) == pytest.approx((1 / 3, 1 / 3))
+    rng = np.random.default_rng(0)
+    mine, theirs = (
+        1.3 * np.abs(rng.laplace(size=(20000, 10))),
+        np.abs(rng.laplace(size=(20000, 10))),
+    )
+    worst, mean = _sum_law.block_probabilities(1.3, 10)
+    assert np.mean(mine.max(1) <= theirs.max(1)) == pytest.approx(worst, abs=0.015)
+    assert np.mean(mine.mean(1) <= theirs.mean(1)) == pytest.approx(mean, abs=0.015)
+
+
+def test_reuse_judges_the_runs_under_out(tmp_path):
+    runs = _runs("tools", "mean", [0.1, 0.2, 0.3, 0.4], [0.2, 0.2, 0.2, 0.2])
+    runs.to_csv(tmp_path / "runs.csv", index=False)
+    (tmp_path / "run.json").write_text('["a note"]')
+    assert parity_robust.main(["--reuse", "--block", "2", "--out", str(tmp_path)]) == 0
+    cells = pd.read_csv(tmp_path / "cells.csv")
+    assert list(cells["blocks"]) == [2] and cells["p_met"].iloc[0] == 0.5
+    text = (tmp_path / "parity_robust.md").read_text()
+    assert "- a note" in text and "| tools | iris | mean | 1 | 2 |" in text
