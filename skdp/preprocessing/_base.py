@@ -42,16 +42,16 @@ def affordable_candidates(n_noisy, epsilon, levels, cap, n_features=1):
     should hold ``w_0 n`` of them, and the other blocks empty: it scores ``S = n (1 -
     w_0) + n (1 - w_0)``; every candidate below the data scores ``2 n (1 - w_m)``
     (``w`` the levels' gaps). There are at most ``C(K, m)`` outputs on ``K``
-    candidates, so these have a total weight of at most ``C(K, m) exp(-2 r n (1 -
-    max(w_0, w_m)))``.
+    candidates, so these weigh ``C(K, m) exp(-2 r n (1 - max(w_0, w_m)))`` at most.
     On few records that exceeds the weight of the outputs near the quantiles (about 1
     each) and the draw strays over the box (Wine at ``epsilon = 1`` on 257
-    candidates: ``data_min_`` of alcohol at 1000 for values in ``[11, 15]``). This
-    returns the largest ``K`` in ``[max(m, 2), cap]`` with ``C(K, m) exp(-2 r n~ (1 - max(w_0,
-    w_m))) <= STRAY_WEIGHT / n_features`` (the ``d`` draws of a fit stray together with
-    a weight of ``STRAY_WEIGHT`` at most), or ``max(m, 2)`` when none is: the outputs
-    are then the box's corners (and points between them for ``m > 2``), nothing finer
-    is affordable.
+    candidates: ``data_min_`` of alcohol at 1000 for values in ``[11, 15]``).
+
+    This returns the largest ``K`` in ``[max(m, 2), cap]`` with ``C(K, m) exp(-2 r n~
+    (1 - max(w_0, w_m))) <= STRAY_WEIGHT / n_features`` (the noisy count ``n~`` for
+    ``n``; the ``d`` draws of a fit stray together with a weight of ``STRAY_WEIGHT``
+    at most), or ``max(m, 2)`` when none is: the outputs are then the box's corners
+    (and points between them for ``m > 2``), nothing finer is affordable.
 
     Privacy: ``K`` is a function of ``n_noisy`` (the released noisy count), ``epsilon``
     and the public levels only, so it is post-processing of an earlier release, and
@@ -87,7 +87,7 @@ def affordable_candidates(n_noisy, epsilon, levels, cap, n_features=1):
     gaps = np.diff([0, *sorted(set(numerators)), denominator])
     m = len(gaps) - 1
     rate = epsilon * denominator / (2 * joint_sensitivity(gaps, denominator))
-    # log of the weight a lone block's outputs may have, per output
+    # ln C(K, m) up to this keeps the stray outputs' weight under STRAY_WEIGHT / d
     ends = 1 - max(gaps[0], gaps[-1]) / denominator
     allowed = math.log(STRAY_WEIGHT / n_features) + 2 * rate * max(n_noisy, 1) * ends
     low, high = max(m, 2), cap  # C(K, m) increases with K: bisect for the largest
