@@ -23,7 +23,7 @@ import numpy as np
 
 from skdp.exceptions import ClippingWarning
 from skdp.mechanisms import laplace
-from skdp.utils._bounds import NORM_QUANTILE, margin_quantile, norm_share
+from skdp.utils._bounds import NORM_QUANTILE, _expected, margin_quantile, norm_share
 from skdp.utils._bounds_scan import feature_counts, scan_counts
 from skdp.utils.validation import warn_clipped
 
@@ -178,16 +178,23 @@ class Centring:
         """``||x_i - mean||^2`` of every clipped row (an ``n``-vector: for tests)."""
         return np.concatenate([chunk.copy() for _, chunk in self._squared_chunks()])
 
-    def norm_counts(self):
+    def norm_counts(self, rows=None):
         """``(below, keys)``: the counts of :func:`~skdp.utils._bounds_scan.feature_counts`
         of the centred norms (added up over chunks) and each norm's key, the top 16
-        bits of its square as ``uint16`` (2 bytes a row, for :meth:`scatter`)."""
+        bits of its square as ``uint16`` (2 bytes a row, for :meth:`scatter`).
+
+        ``rows`` (increasing indices): the counts are those of these rows' norms only;
+        the keys are still every row's.
+        """
         keys = np.empty(self.box.X.shape[0], dtype=np.uint16)
-        below, norms = 0, None
+        below, buffer = 0, None
         for start, squared in self._squared_chunks():
             keys[start : start + squared.size] = _keys(squared)
-            norms = np.empty_like(squared) if norms is None else norms[: squared.size]
-            np.sqrt(squared, out=norms)
+            buffer = np.empty_like(squared) if buffer is None else buffer
+            if rows is not None:
+                first, stop = np.searchsorted(rows, (start, start + squared.size))
+                squared = squared.take(rows[first:stop] - start)
+            norms = np.sqrt(squared, out=buffer[: squared.size])
             below = below + feature_counts(norms[:, np.newaxis])[0][0]
         return below, keys
 
@@ -342,7 +349,7 @@ def private_centring(X, lower, upper, *, epsilon_count, epsilon_sums, stacklevel
     return Centring(centre + half * offset, n_noisy, origin, sums, gram, box)
 
 
-def private_row_norm(centring, epsilon, *, random_state):
+def private_row_norm(centring, epsilon, *, random_state, rows=None, rate=1.0):
     """``(epsilon spent, R, keys of the squared centred norms)``: PCA's private row-norm bound.
 
     A share of ``epsilon`` set by the noisy count (:func:`skdp.utils._bounds.norm_share`)
@@ -353,9 +360,21 @@ def private_row_norm(centring, epsilon, *, random_state):
     c} = #{x < c}``, and their counts are taken in one pass
     (:func:`~skdp.utils._bounds_scan.feature_counts`, a chunk of norms at a time)
     instead of a sort.
+
+    ``rows``: the Poisson subsample (public ``rate``) that the private bounds' scans
+    read (:attr:`~skdp.utils._bounds.PublicEstimates.rows`); the scan then counts
+    those rows' norms only, and its quantile rule reads the expected size ``rate
+    n~``. Its coins are independent of the data and were drawn before, so neighbours
+    give equal or neighbouring subsamples: the scan, ``epsilon``-DP on its input, is
+    ``epsilon``-DP on the full data (proof in :mod:`skdp.utils._bounds_scan`; no
+    amplification is claimed), and it composes with the bounds' scans on the same
+    subsample and the other releases as before (sequential composition, conditional on
+    the coins). Seeded fits whose bounds read a subsample release another norm than
+    before (the same law on fewer rows); with every row read, the same bit for bit.
     """
     spend = norm_share(centring.n, epsilon) * epsilon
-    q = margin_quantile(NORM_QUANTILE, centring.n, spend)
-    below, keys = centring.norm_counts()
-    norm = scan_counts(below, keys.size, q, epsilon=spend, random_state=random_state)
+    q = margin_quantile(NORM_QUANTILE, _expected(centring.n, rate), spend)
+    below, keys = centring.norm_counts(rows)
+    size = keys.size if rows is None else rows.size
+    norm = scan_counts(below, size, q, epsilon=spend, random_state=random_state)
     return spend, max(norm, _MIN_NORM), keys

@@ -149,7 +149,9 @@ class PCA(
        - mean_)(mu - mean_)^T`` to the scatter, and an offset the noise could explain
        is dropped;
     3. with ``data_norm=None``, the quantile scan of the norms ``||x_i - mean_||``
-       (``mean_`` is public by then; one row moves each rank query by one);
+       (``mean_`` is public by then; one row moves each rank query by one), on the
+       rows of the private bounds' Poisson subsample when they read one (public
+       coins: still ``epsilon``-DP on the full data, no amplification claimed);
     4. with ``z_i`` the centred row clipped to norm ``R = data_norm_`` and divided by
        ``R`` (``||z_i|| <= 1``) and ``C = sum_i z_i z_i^T``, adding ``z`` adds ``z
        z^T`` to ``C``. ``"covariance"``: the ``d (d + 1) / 2`` entries of the upper
@@ -312,7 +314,7 @@ class PCA(
                     X, lower, upper, epsilon_count=split["count"], epsilon_sums=split["mean"],
                     stacklevel=4, random_state=rng,
                 )  # fmt: skip
-                split["data_norm"], norm, keys = self._row_norm(centring, epsilon, rng)
+                split["data_norm"], norm, keys = self._row_norm(centring, epsilon, rng, found)
                 scatter = centring.scatter(norm, keys=keys, stacklevel=3)
             left = closing_share(epsilon, ledger.total.epsilon)  # closes the ledger exactly
             self.method_ = self._resolve_method(d, k, centring.n, left)
@@ -343,12 +345,15 @@ class PCA(
             epsilon_eigenvectors=split["eigenvectors"], random_state=rng,
         )  # fmt: skip
 
-    def _row_norm(self, centring, epsilon, rng):
+    def _row_norm(self, centring, epsilon, rng, found):
         """``(epsilon spent, R, keys of the centred norms or None)``: ``data_norm`` as
-        declared, or the private quantile of the norms."""
+        declared, or the private quantile of the norms (on the private bounds'
+        subsample when they read one)."""
         if self.data_norm is not None:
             return 0.0, float(self.data_norm), None
-        return private_row_norm(centring, epsilon, random_state=rng)
+        return private_row_norm(
+            centring, epsilon, random_state=rng, rows=found.rows, rate=found.rows_rate
+        )
 
     def _set_release(self, components, eigenvalues, norm, n_noisy):
         """Post-processing: variances and ratios from the noisy spectrum."""

@@ -183,12 +183,18 @@ def estimate_bounds(X, *, epsilon, tier=1, n_noisy=None, random_state=None, fini
     >>> estimate_bounds(ages, epsilon=0.5, random_state=0)
     (array([-0.]), array([90.50966799]))
     """
+    return _bounds_and_rows(X, epsilon, tier, n_noisy, random_state, finite)[:2]
+
+
+def _bounds_and_rows(X, epsilon, tier, n_noisy, random_state, finite):
+    """:func:`estimate_bounds`, the rows its tier-1 scans read (None: every row, or
+    another tier) and their rate (:attr:`PublicEstimates.rows`)."""
     X = as_numeric(X)  # integers stay integers: blocks are converted where read
     X = X.reshape(-1, 1) if X.ndim == 1 else X
     checked = finite or not X.size or X.dtype.kind != "f"
     if not (checked or (np.isfinite(X.min()) and np.isfinite(X.max()))):
         raise ValueError("X must be finite to estimate its bounds")  # nan propagates
-    d, rng = X.shape[1], check_random_state(random_state)
+    d, rng, rows, rate = X.shape[1], check_random_state(random_state), None, 1.0
     if tier == 3:
         lower, upper = np.full(d, -FALLBACK_BOUND), np.full(d, FALLBACK_BOUND)
     elif tier == 2:
@@ -215,7 +221,11 @@ def estimate_bounds(X, *, epsilon, tier=1, n_noisy=None, random_state=None, fini
     else:
         raise ValueError(f"tier must be 1, 2 or 3, got {tier!r}")
     narrow = upper - lower < _MIN_WIDTH
-    return np.where(narrow, lower - _MIN_WIDTH, lower), np.where(narrow, upper + _MIN_WIDTH, upper)
+    lower, upper = (
+        np.where(narrow, lower - _MIN_WIDTH, lower),
+        np.where(narrow, upper + _MIN_WIDTH, upper),
+    )
+    return lower, upper, rows, rate if rows is not None else 1.0
 
 
 def warn_public_bounds(tier, *, epsilon, n_noisy, bounds, name="bounds", stacklevel=2):
@@ -289,6 +299,11 @@ class PublicEstimates:
         1, 2 or 3 (module docstring).
     data_norm : float or None
         The private row-norm bound, or None.
+    rows : ndarray of int or None
+        The increasing indices of the Poisson subsample that tier 1's scans read
+        (public coins, rate ``rows_rate``), None when they read every row (or none).
+    rows_rate : float
+        The subsample's public rate (1: every row).
     epsilon_split : dict
         ``{"n_samples", "bounds", "data_norm"}``: the epsilon each took (0 if unused).
     remaining : float
@@ -299,6 +314,8 @@ class PublicEstimates:
     bounds: tuple | None = None
     bounds_tier: int | None = None
     data_norm: float | None = None
+    rows: np.ndarray | None = None
+    rows_rate: float = 1.0
     epsilon_split: dict = field(default_factory=dict)
     remaining: float = 0.0
 
@@ -373,14 +390,10 @@ def estimate_public_inputs(
         columns = columns.reshape(-1, 1) if columns.ndim == 1 else columns
         share, out.bounds_tier = bounds_share(out.n_samples, epsilon, columns.shape[1])
         split["bounds"] = share * epsilon
-        out.bounds = estimate_bounds(
-            columns,
-            epsilon=split["bounds"],
-            tier=out.bounds_tier,
-            n_noisy=out.n_samples,
-            random_state=rng,
-            finite=finite,
+        lower, upper, out.rows, out.rows_rate = _bounds_and_rows(
+            columns, split["bounds"], out.bounds_tier, out.n_samples, rng, finite
         )
+        out.bounds = (lower, upper)
         warn_public_bounds(
             out.bounds_tier,
             epsilon=epsilon,

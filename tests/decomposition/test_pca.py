@@ -20,6 +20,7 @@ from skdp.decomposition._centring import private_centring
 from skdp.decomposition._spectrum import covariance_sensitivity
 from skdp.exceptions import ClippingWarning
 from skdp.linear_model import ObjectivePerturbationLogistic
+from skdp.utils._bounds_scan import feature_counts
 
 X_WINE = scale(load_wine().data)
 Y_WINE = load_wine().target
@@ -319,3 +320,45 @@ def test_the_count_and_the_sums_are_one_release_at_their_own_scales(monkeypatch)
     assert sensitivity / epsilon / weight == pytest.approx(1 / 0.5)  # the count's scale
     assert sensitivity / epsilon == pytest.approx(3 / 1.5)  # the sums'
     assert np.allclose(value[1:], X.sum(axis=0)) and centring.n == 200
+
+
+def test_the_norm_scan_reads_the_bounds_subsample_only(monkeypatch):
+    """Where the private bounds read a Poisson subsample (300k rows), the norm scan
+    counts the norms of those rows only (the keys still cover every row); with
+    declared bounds there is no subsample and every row is counted."""
+    import skdp.utils._bounds as bounds_module
+
+    drawn, counted = [], []
+    real_rows, real_counts = bounds_module.poisson_rows, centring_module.feature_counts
+
+    def rows_spy(n_rows, rate, rng):
+        drawn.append(real_rows(n_rows, rate, rng))
+        return drawn[-1]
+
+    def counts_spy(X, rows=None):
+        counted.append(X.shape[0])
+        return real_counts(X, rows)
+
+    monkeypatch.setattr(bounds_module, "poisson_rows", rows_spy)
+    monkeypatch.setattr(centring_module, "feature_counts", counts_spy)
+    X = np.random.default_rng(0).normal(size=(300_000, 10))
+    PCA(2, random_state=0).fit(X)
+    assert len(drawn) == 1 and drawn[0] is not None
+    assert sum(counted) == drawn[0].size < 0.6 * X.shape[0]
+    counted.clear()
+    PCA(2, bounds=(-4.0, 4.0), random_state=0).fit(X)
+    assert sum(counted) == X.shape[0]
+
+
+def test_the_subsample_norm_counts_are_those_of_its_rows():
+    """Rows across three chunks of norms: the counts of the chosen rows' norms, exactly."""
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(150_000, 3))
+    centring = private_centring(
+        X, -4.0, 4.0, epsilon_count=1.0, epsilon_sums=1.0, stacklevel=1, random_state=0
+    )
+    rows = np.sort(rng.choice(X.shape[0], 5000, replace=False))
+    below, keys = centring.norm_counts(rows)
+    norms = np.sqrt(centring.squared_norms()[rows])
+    assert np.array_equal(below, feature_counts(norms[:, np.newaxis])[0][0])
+    assert np.array_equal(keys, centring.norm_counts()[1])
