@@ -4,7 +4,7 @@ import secrets
 from numbers import Integral
 
 import numpy as np
-from randomgen import ChaCha
+from randomgen import AESCounter, ChaCha
 
 __all__ = ["check_random_state"]
 
@@ -16,10 +16,12 @@ def check_random_state(random_state=None):
     ----------
     random_state : None, int, numpy.random.Generator or numpy.random.RandomState
         * ``None`` (the default, and the only choice for a real release): a new
-          ChaCha20 generator keyed with 256 bits from the operating system's
-          cryptographically secure source, created on every call. Nothing about it
-          can be predicted or replayed, and forked or spawned workers each key their
-          own generator, so they never share noise.
+          cryptographically secure generator keyed from the operating system's
+          secure source (:mod:`secrets`), created on every call: AES-128 in counter
+          mode (``randomgen.AESCounter``, 128-bit key) where the processor has AES
+          instructions, about ten times faster than ChaCha20, else ChaCha20 with a
+          256-bit key. Nothing about it can be predicted or replayed, and forked or
+          spawned workers each key their own generator, so they never share noise.
         * an int: a seeded, reproducible generator, for tests and experiments only.
           An attacker who knows the seed can subtract the noise, so never publish a
           release made with a fixed seed. Every clone of an estimator given an int
@@ -41,11 +43,11 @@ def check_random_state(random_state=None):
     >>> rng = check_random_state(0)
     >>> int(rng.integers(10)) == int(check_random_state(0).integers(10))
     True
-    >>> type(check_random_state(None).bit_generator).__name__
-    'ChaCha'
+    >>> type(check_random_state(None).bit_generator).__name__ in {"AESCounter", "ChaCha"}
+    True
     """
     if random_state is None:
-        return np.random.Generator(ChaCha(key=secrets.randbits(256)))
+        return np.random.Generator(_secure_bit_generator())
     if isinstance(random_state, np.random.Generator):
         return random_state
     if isinstance(random_state, np.random.RandomState):
@@ -58,3 +60,20 @@ def check_random_state(random_state=None):
         "random_state must be None, a non-negative int, a numpy Generator or a RandomState, "
         f"got {random_state!r}"
     )
+
+
+def _has_aes_instructions():
+    try:
+        return bool(AESCounter(key=0).use_aesni)
+    except Exception:  # pragma: no cover - a randomgen build without AESCounter
+        return False
+
+
+_AES = _has_aes_instructions()
+
+
+def _secure_bit_generator():
+    """A freshly keyed cryptographically secure bit generator (see check_random_state)."""
+    if _AES:
+        return AESCounter(key=secrets.randbits(128))
+    return ChaCha(key=secrets.randbits(256))

@@ -424,6 +424,18 @@ def test_check_random_state_none_is_fresh():
     assert not np.array_equal(a, b)
 
 
+def test_check_random_state_none_is_aes_counter_mode_or_chacha(monkeypatch):
+    """None is AES-128-CTR where the processor has AES instructions, else ChaCha20."""
+    from skdp.mechanisms import _rng
+
+    name = type(check_random_state(None).bit_generator).__name__
+    assert name == ("AESCounter" if _rng._AES else "ChaCha")
+    monkeypatch.setattr(_rng, "_AES", False)
+    fallback = check_random_state(None)
+    assert type(fallback.bit_generator).__name__ == "ChaCha"
+    assert fallback.integers(0, 2**62) != check_random_state(None).integers(0, 2**62)
+
+
 def test_check_random_state_generator_passthrough_and_legacy():
     """A Generator is returned as is; a RandomState seeds reproducibly."""
     rng = np.random.default_rng(0)
