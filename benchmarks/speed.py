@@ -24,10 +24,11 @@ starts. ``--no-rss`` leaves the RSS columns empty (NaN, as on systems without
 ``/proc``).
 
 Variants: ``declared`` gives the private estimator its public inputs (bounds, classes,
-norms), so the time is that of the algorithm; ``defaults`` runs the constructor's
-defaults (undeclared inputs estimated privately), where that is cheap. Once a fit of an
-estimator takes more than ``--max-seconds``, its larger sizes are skipped (the CSV says
-so). A variant ``<variant>@<data>`` runs an entry on another data set of its
+norms), so the time is that of the algorithm, with a seeded generator; ``defaults``
+runs the constructor's defaults (undeclared inputs estimated privately, and
+``random_state=None``: the secure generator of a real release), where that is cheap.
+Once a fit of an estimator takes more than ``--max-seconds``, its larger sizes are
+skipped (the CSV says so). A variant ``<variant>@<data>`` runs an entry on another data set of its
 ``data_sets`` (PCA: ``@normal``, standard normal features, which the private bounds
 and norm clip, where the default data lie inside the box). The load average of the
 machine is recorded with every row: on a shared machine, rows measured under a load
@@ -113,6 +114,7 @@ def _search(kind):
     def private(v, s):
         inner = ObjectivePerturbationLogistic(**_declared(v, data_norm=math.sqrt(N_FEATURES)))
         grid = {"C": [0.1, 1.0]}
+        s = s if v == "declared" else None  # the defaults: a real release's generator
         if kind == "grid":
             return _skdp("PrivateGridSearchCV")(inner, grid, classes=[0, 1], random_state=s)
         return _skdp("PrivateRandomizedSearchCV")(
@@ -148,6 +150,8 @@ def _private(name, *args, public=None, public_for=None, **always):
         extra = dict(chosen or {}) if declared == "declared" else {}
         if mechanism:
             extra["mechanism"] = mechanism
+        # the defaults are a real release's: random_state=None, the secure generator
+        seed = seed if declared == "declared" else None
         return _skdp(name)(*args, random_state=seed, **always, **extra)
 
     return make

@@ -126,6 +126,8 @@ def test_a_data_variant_runs_its_own_data_and_declared_inputs(tmp_path):
     assert spec.private("declared@normal", 0).bounds == (-4.0, 4.0)
     assert spec.private("declared", 0).bounds == speed.BOX
     assert spec.private("defaults@normal", 0).bounds is None
+    assert spec.private("defaults", 3).random_state is None  # a real release's generator
+    assert spec.private("declared", 3).random_state == 3
     out = tmp_path / "speed.csv"
     argv = ["--sizes", "300", "--repeats", "1", "--estimators", "PCA", "--variants",
             "defaults", "--no-rss", "--out", str(out)]  # fmt: skip
