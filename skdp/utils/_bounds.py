@@ -35,6 +35,13 @@ Budget (add/remove neighbours; all shares post-process earlier releases):
   :func:`margin_quantile` (not below 75%) when its ``n~ epsilon_scan`` is small, so that
   a large threshold draw cannot carry it far past the data.
 
+* sparse columns (:mod:`skdp.utils._bounds_sparse`): at tier 1, a feature whose scan
+  stopped below 1 while its noisy signs count at most half of the rows as nonzero
+  (a released fact) gets a second sign histogram and a scan of its nonzero values,
+  charged on top of the bounds' share (added to ``epsilon_split["bounds"]``), at
+  most ``SPARSE_BUDGET`` (half) of what the count, the bounds and the norm leave;
+  nothing is drawn or spent when no column collapses.
+
 * ``data_norm``: ``clip(NORM_RECORDS / (n~ epsilon), 0.05, 0.25)`` of epsilon on the
   ``NORM_QUANTILE`` (90%) quantile of the row L2 norms (one scan, sensitivity one
   value), lowered the same way.
@@ -45,12 +52,10 @@ their full share (:mod:`skdp.utils._bounds_scan`: the privacy argument).
 """
 
 import math
-import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from skdp.exceptions import PublicBoundsWarning
 from skdp.mechanisms import check_random_state, geometric
 from skdp.utils._bounds_scan import (
     as_numeric,
@@ -73,6 +78,8 @@ from skdp.utils._bounds_shares import (  # noqa: F401 (the rules' constants, re-
     margin_quantile,
     norm_share,
 )
+from skdp.utils._bounds_sparse import rescan_sparse
+from skdp.utils._bounds_warn import FALLBACK_BOUND, warn_public_bounds
 from skdp.utils._quantiles import scan_quantile
 from skdp.utils.validation import check_epsilon
 
@@ -96,7 +103,8 @@ BOUNDS_QUANTILE = 0.98
 NORM_QUANTILE = 0.9
 # tier 1: the share of a feature's budget its sign histogram takes
 SIGN_SHARE = 0.25
-FALLBACK_BOUND = 100.0
+# the most the rescans of collapsed sparse columns take of what the estimates leave
+SPARSE_BUDGET = 0.5
 # the narrowest box: wider than any grid step near zero
 _MIN_WIDTH = 2.0**-30
 
@@ -186,15 +194,17 @@ def estimate_bounds(X, *, epsilon, tier=1, n_noisy=None, random_state=None, fini
     return _bounds_and_rows(X, epsilon, tier, n_noisy, random_state, finite)[:2]
 
 
-def _bounds_and_rows(X, epsilon, tier, n_noisy, random_state, finite):
+def _bounds_and_rows(X, epsilon, tier, n_noisy, random_state, finite, sparse_budget=0.0):
     """:func:`estimate_bounds`, the rows its tier-1 scans read (None: every row, or
-    another tier) and their rate (:attr:`PublicEstimates.rows`)."""
+    another tier), their rate (:attr:`PublicEstimates.rows`) and the epsilon spent on
+    top of ``epsilon`` by the rescans of collapsed sparse columns, at most
+    ``sparse_budget`` (:mod:`skdp.utils._bounds_sparse`; ``n_noisy`` needed)."""
     X = as_numeric(X)  # integers stay integers: blocks are converted where read
     X = X.reshape(-1, 1) if X.ndim == 1 else X
     checked = finite or not X.size or X.dtype.kind != "f"
     if not (checked or (np.isfinite(X.min()) and np.isfinite(X.max()))):
         raise ValueError("X must be finite to estimate its bounds")  # nan propagates
-    d, rng, rows, rate = X.shape[1], check_random_state(random_state), None, 1.0
+    d, rng, rows, rate, spent = X.shape[1], check_random_state(random_state), None, 1.0, 0.0
     if tier == 3:
         lower, upper = np.full(d, -FALLBACK_BOUND), np.full(d, FALLBACK_BOUND)
     elif tier == 2:
@@ -214,10 +224,17 @@ def _bounds_and_rows(X, epsilon, tier, n_noisy, random_state, finite):
         rate = subsample_rate(n_noisy, scan)
         rows = poisson_rows(X.shape[0], rate, rng)
         q = margin_quantile(BOUNDS_QUANTILE, _expected(n_noisy, rate), scan)
-        lower, upper = feature_boxes(
+        lower, upper, found = feature_boxes(
             X, rows, q, scan_epsilon=scan, sign_epsilon=sign, clip_share=1 - BOUNDS_QUANTILE,
-            rng=rng,
+            rng=rng, counts=True,
         )  # fmt: skip
+        features, magnitudes, negative, positive, spent = rescan_sparse(
+            found, BOUNDS_QUANTILE, scan_epsilon=scan, sign_epsilon=sign,
+            clip_share=1 - BOUNDS_QUANTILE, budget=sparse_budget,
+            expected_rows=_expected(n_noisy, rate), rng=rng,
+        )  # fmt: skip
+        lower[features] = np.where(negative, -magnitudes, -0.0)
+        upper[features] = np.where(positive, magnitudes, 0.0)
     else:
         raise ValueError(f"tier must be 1, 2 or 3, got {tier!r}")
     narrow = upper - lower < _MIN_WIDTH
@@ -225,64 +242,7 @@ def _bounds_and_rows(X, epsilon, tier, n_noisy, random_state, finite):
         np.where(narrow, lower - _MIN_WIDTH, lower),
         np.where(narrow, upper + _MIN_WIDTH, upper),
     )
-    return lower, upper, rows, rate if rows is not None else 1.0
-
-
-def warn_public_bounds(tier, *, epsilon, n_noisy, bounds, name="bounds", stacklevel=2):
-    """Tell the user when private bounds could not follow each feature.
-
-    Tier 3 uses the public fallback box; tier 2 one box for every feature, where a
-    feature on a much smaller scale keeps little detail (Wine: ``[0, 1448]`` for ranges
-    from 0.1 to 1680). Both warn with :class:`~skdp.exceptions.PublicBoundsWarning`.
-
-    Parameters
-    ----------
-    tier : int or None
-        The bounds' tier; None (declared bounds) is silent.
-    epsilon : float
-        The estimator's budget, as the user gave it.
-    n_noisy : int
-        The released noisy record count.
-    bounds : tuple of ndarray
-        The resolved ``(lower, upper)``.
-    name : str, default="bounds"
-        The parameter the user can set.
-    stacklevel : int, default=2
-        Of the warning, counted from the caller.
-
-    Examples
-    --------
-    >>> import warnings
-    >>> from skdp.utils._bounds import warn_public_bounds
-    >>> with warnings.catch_warnings(record=True) as caught:
-    ...     warnings.simplefilter("always")
-    ...     warn_public_bounds(2, epsilon=1.0, n_noisy=120, bounds=([0, 0], [1448, 1448]))
-    >>> "one private range [0, 1448] serves all 2 features" in str(caught[0].message)
-    True
-    """
-    lower, upper = np.atleast_1d(bounds[0]), np.atleast_1d(bounds[1])
-    if tier == 3:
-        box = f"the public fallback [-{FALLBACK_BOUND:g}, {FALLBACK_BOUND:g}]"
-        message = (
-            f"epsilon={epsilon:g} with about {n_noisy} records is too little to estimate "
-            f"{name} privately; using {box} for every feature."
-        )
-    elif tier == 2 and lower.size > 1:
-        width = upper[0] - lower[0]
-        low, high = (0.0 if abs(v) < 1e-6 * width else v for v in (lower[0], upper[0]))
-        message = (
-            f"{name}=None with about {n_noisy} records at epsilon={epsilon:g}: too few to "
-            f"estimate a range per feature privately, so one private range "
-            f"[{low:.4g}, {high:.4g}] serves all {lower.size} features; a feature "
-            "on a much smaller scale than the largest keeps little of its detail."
-        )
-    else:
-        return
-    warnings.warn(
-        f"{message} Pass {name}= from domain knowledge.",
-        PublicBoundsWarning,
-        stacklevel=stacklevel + 1,
-    )
+    return lower, upper, rows, rate if rows is not None else 1.0, spent
 
 
 @dataclass
@@ -390,9 +350,14 @@ def estimate_public_inputs(
         columns = columns.reshape(-1, 1) if columns.ndim == 1 else columns
         share, out.bounds_tier = bounds_share(out.n_samples, epsilon, columns.shape[1])
         split["bounds"] = share * epsilon
-        lower, upper, out.rows, out.rows_rate = _bounds_and_rows(
-            columns, split["bounds"], out.bounds_tier, out.n_samples, rng, finite
-        )
+        norm = 0.0 if row_norms is None else norm_share(out.n_samples, epsilon) * epsilon
+        left = epsilon - split["n_samples"] - split["bounds"] - norm
+        lower, upper, out.rows, out.rows_rate, spent = _bounds_and_rows(
+            columns, split["bounds"], out.bounds_tier, out.n_samples, rng, finite,
+            sparse_budget=SPARSE_BUDGET * left if out.bounds_tier == 1 else 0.0,
+        )  # fmt: skip
+        if spent:  # a sparse column collapsed (:mod:`skdp.utils._bounds_sparse`)
+            split["bounds"] += spent
         out.bounds = (lower, upper)
         warn_public_bounds(
             out.bounds_tier,

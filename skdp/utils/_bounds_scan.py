@@ -26,6 +26,9 @@ reads the expected size ``r n~``; the number of generator draws (one per row) ch
 no output's law.
 """
 
+import math
+from dataclasses import dataclass
+
 import numpy as np
 
 from skdp.mechanisms import above_threshold, geometric
@@ -34,12 +37,14 @@ from skdp.utils._quantiles import _ANCHORED_GRID, _as_fraction
 __all__ = [
     "SUBSAMPLE_RECORDS",
     "SUBSAMPLE_ROWS",
+    "ScanCounts",
     "as_numeric",
     "column_counts",
     "feature_boxes",
     "feature_counts",
     "poisson_rows",
     "poisson_subsample",
+    "present_sides",
     "scan_counts",
     "sign_sides",
     "subsample_rate",
@@ -278,13 +283,18 @@ def as_numeric(X):
     return X if X.dtype.kind in "biuf" else X.astype(float)
 
 
-def scan_counts(below, n_values, q, *, epsilon, random_state, candidates=_ANCHORED_GRID):
+def scan_counts(
+    below, n_values, q, *, epsilon, random_state, candidates=_ANCHORED_GRID, slack=0.0
+):
     """:func:`~skdp.utils._quantiles.scan_quantile` from counts ``below[i] = #{x < c_i}``.
 
     The same AboveThreshold on the same rank queries ``v below - u n`` (``q = u / v``),
     for counts already taken (:func:`column_counts`); returns a candidate. A 2-d
     ``below`` (one row of counts per feature) runs one scan per row, all drawn at once
     (:func:`~skdp.mechanisms.above_threshold`), and returns one candidate per row.
+    ``slack`` noise scales (public) lower the threshold from 0 to
+    ``-ceil(slack 2 v / epsilon)``: the scan stops about ``2 slack / epsilon`` values
+    before the ``q`` point, and at once (not at a uniform stop) when every query is 0.
 
     Examples
     --------
@@ -297,12 +307,28 @@ def scan_counts(below, n_values, q, *, epsilon, random_state, candidates=_ANCHOR
     """
     u, v = _as_fraction(q)
     queries = v * below - u * int(n_values)
-    stop = above_threshold(queries, 0, sensitivity=v, epsilon=epsilon, random_state=random_state)
+    threshold = -math.ceil(slack * 2 * v / epsilon) if slack else 0
+    stop = above_threshold(
+        queries, threshold, sensitivity=v, epsilon=epsilon, random_state=random_state
+    )
     released = candidates[np.minimum(stop, len(candidates) - 1)]
     return float(released) if np.ndim(released) == 0 else released
 
 
-def sign_sides(counts, epsilon, rng, *, clip_share):
+def present_sides(noisy, epsilon, *, clip_share):
+    """The side rule of :func:`sign_sides` on released noisy counts (post-processing).
+
+    ``noisy`` holds one row ``(negative, positive)`` of noisy counts per feature, each
+    entry's noise of scale ``1 / epsilon`` (or a weighted mean of such releases with
+    the same variance); a side counts as present when its count exceeds
+    ``clip_share`` of the row's total plus ``SIGN_SCALES`` noise scales.
+    """
+    total = np.maximum(noisy.sum(axis=1), 1)
+    threshold = clip_share * total + SIGN_SCALES / epsilon
+    return noisy[:, 0] > threshold, noisy[:, 1] > threshold
+
+
+def sign_sides(counts, epsilon, rng, *, clip_share, noisy=False):
     """Whether the negative and the positive side of each feature hold data, privately.
 
     ``counts`` holds one row ``(#{x < 0}, #{x > 0})`` per feature; each row is one
@@ -310,18 +336,19 @@ def sign_sides(counts, epsilon, rng, *, clip_share):
     (:func:`~skdp.mechanisms.geometric` with ``per_row=True``: the same law as one
     call per feature, ``epsilon`` recorded per feature). A side counts as present
     when its noisy count exceeds the share ``clip_share`` (2%) of the feature's noisy
-    total that the bound may clip anyway, plus ``SIGN_SCALES`` noise scales: an
+    total that the bound may clip anyway, plus ``SIGN_SCALES`` noise scales
+    (:func:`present_sides`): an
     absent side (ages, counts) is kept on at most ``exp(-SIGN_SCALES) / 2`` (7%) of
     runs, and the side of centred data is dropped on under 1% of runs at the smallest
-    tier-1 budget. Returns two boolean arrays of shape ``(n_features,)``.
+    tier-1 budget. Returns two boolean arrays of shape ``(n_features,)``, and the
+    noisy counts (shape ``(n_features, 2)``) when ``noisy``.
     """
-    noisy = geometric(np.asarray(counts), epsilon=epsilon, per_row=True, random_state=rng)
-    total = np.maximum(noisy.sum(axis=1), 1)
-    threshold = clip_share * total + SIGN_SCALES / epsilon
-    return noisy[:, 0] > threshold, noisy[:, 1] > threshold
+    released = geometric(np.asarray(counts), epsilon=epsilon, per_row=True, random_state=rng)
+    negative, positive = present_sides(released, epsilon, clip_share=clip_share)
+    return (negative, positive, released) if noisy else (negative, positive)
 
 
-def feature_boxes(X, rows, q, *, scan_epsilon, sign_epsilon, clip_share, rng):
+def feature_boxes(X, rows, q, *, scan_epsilon, sign_epsilon, clip_share, rng, counts=False):
     """Tier 1 of :func:`skdp.utils._bounds.estimate_bounds` on the ``rows`` it reads.
 
     For each feature: :func:`scan_counts` of the ``q`` quantile of ``|x_j|`` and
@@ -332,11 +359,43 @@ def feature_boxes(X, rows, q, *, scan_epsilon, sign_epsilon, clip_share, rng):
     features), then the ``d`` sign histograms (one call too). All counts come from
     one pass over the rows read (:func:`feature_counts`): every row when ``rows`` is
     None, else the subsample, gathered a block at a time (no copy of a column or of
-    the subsample).
+    the subsample). ``counts=True`` also returns a :class:`ScanCounts` (the exact
+    counts and the released values) for the rescan of sparse columns
+    (:mod:`skdp.utils._bounds_sparse`).
     """
     n_values = X.shape[0] if rows is None else rows.size
     below, negative, positive = feature_counts(X, rows)
-    counts = np.stack([negative, positive], axis=1)
+    signs = np.stack([negative, positive], axis=1)
     magnitudes = scan_counts(below, n_values, q, epsilon=scan_epsilon, random_state=rng)
-    negative, positive = sign_sides(counts, sign_epsilon, rng, clip_share=clip_share)
-    return np.where(negative, -magnitudes, -0.0), np.where(positive, magnitudes, 0.0)
+    negative, positive, noisy = sign_sides(
+        signs, sign_epsilon, rng, clip_share=clip_share, noisy=True
+    )
+    lower, upper = np.where(negative, -magnitudes, -0.0), np.where(positive, magnitudes, 0.0)
+    if not counts:
+        return lower, upper
+    return lower, upper, ScanCounts(below, signs, n_values, magnitudes, noisy)
+
+
+@dataclass
+class ScanCounts:
+    """What tier 1 counted on the rows it read, and what it released from the counts.
+
+    Attributes
+    ----------
+    below : ndarray of shape (n_features, n_candidates)
+        ``#{|x_j| < c}`` for each grid candidate (exact).
+    signs : ndarray of shape (n_features, 2)
+        ``(#{x_j < 0}, #{x_j > 0})`` (exact).
+    n_values : int
+        The number of rows read (exact).
+    magnitudes : ndarray of shape (n_features,)
+        The scans' released grid points.
+    noisy : ndarray of shape (n_features, 2)
+        The released noisy sign counts.
+    """
+
+    below: np.ndarray
+    signs: np.ndarray
+    n_values: int
+    magnitudes: np.ndarray
+    noisy: np.ndarray
