@@ -7,7 +7,9 @@ stops on the grid's first points below the data, near ``2**-30``, every value is
 clipped to about 0 and a scaler divides by that width. :func:`rescan_sparse` gives
 such a column the box of its nonzero values instead.
 
-A feature is *collapsed* when its released scan point is below ``SPARSE_LIMIT`` (1)
+A feature is *collapsed* when its released scan point is below ``SPARSE_LIMIT`` (1),
+or its sign histogram judged both sides empty (the box ``[-0, 0]``: on a few hundred
+nonzero values at a small ``epsilon_s``, the noise of the histogram can hide them),
 and its released noisy number of nonzero values (the sum of its noisy sign counts) is
 at most ``SPARSE_SHARE`` (half) of the expected number of rows read. When the share of
 zeros is just below ``q`` (within a few noise scales of the scan), the scan does not
@@ -31,13 +33,15 @@ the bounds' share and the norm leave):
    least 1) and the sides, by the rule of
    :func:`~skdp.utils._bounds_scan.present_sides`. A feature where neither side holds
    data (an all-zero column, or a few nonzero values that its budget cannot tell from
-   none) keeps its first, tiny box, and nothing more is spent on it;
+   none), or whose scan below would have ``m~ epsilon_j < LEAST_RECORDS`` (12), keeps
+   its first, tiny box, and nothing more is spent on it;
 2. else AboveThreshold over the same grid of the ``q_j`` quantile of ``|x_j|`` among
    the nonzero values, ``v #{0 < |x_j| < c} - u m`` (``m`` the exact number of
    nonzero values, inside the query as ``n`` is in the first scan), at
-   ``epsilon_j = min(max(epsilon_scan, NONZERO_RECORDS / m~), (B - k epsilon_c) / k)``
-   with ``q_j = margin_quantile(q, m~, epsilon_j)``: a scan of ``m~ epsilon_j >= 45``
-   records when the budget allows, as a tier-1 scan of ``n~`` rows gets. Its
+   ``epsilon_j = max(epsilon_scan, NONZERO_RECORDS / m~)`` (a scan of
+   ``m~ epsilon_j >= 45`` records, as a tier-1 scan of ``n~`` rows gets), the features
+   served by decreasing ``m~`` while ``B - k epsilon_c`` lasts (the last one served
+   may get less), with ``q_j = margin_quantile(q, m~, epsilon_j)``. Its
    threshold is lowered by ``SLACK_SCALES`` (3) noise scales
    (:func:`~skdp.utils._bounds_scan.scan_counts`' ``slack``): the point is about
    ``6 / epsilon_j`` values (at most 13% of ``m~``) below the ``q_j`` point, and on
@@ -70,6 +74,7 @@ from skdp.utils._bounds_shares import margin_quantile
 
 __all__ = [
     "COUNT_SCANS",
+    "LEAST_RECORDS",
     "NONZERO_RECORDS",
     "SLACK_SCALES",
     "SPARSE_LIMIT",
@@ -88,10 +93,16 @@ NONZERO_RECORDS = 45.0
 COUNT_SCANS = 2.0
 # noise scales by which the rescan's threshold is lowered (scan_counts' slack)
 SLACK_SCALES = 3.0
+# the least m~ epsilon_j a rescan is run at: its slack is then at most half of m~
+LEAST_RECORDS = 4 * SLACK_SCALES
 
 
-def collapsed(magnitudes, noisy, expected_rows):
+def collapsed(magnitudes, noisy, expected_rows, empty=None):
     """The features whose tier-1 box collapsed: a boolean array (released values only).
+
+    A scan point below ``SPARSE_LIMIT``, or ``empty`` (both sides judged absent, when
+    given), on a feature whose noisy nonzero count is at most ``SPARSE_SHARE`` of
+    ``expected_rows``.
 
     Examples
     --------
@@ -102,7 +113,10 @@ def collapsed(magnitudes, noisy, expected_rows):
     array([ True, False, False])
     """
     nonzero = np.asarray(noisy).sum(axis=1)
-    return (np.asarray(magnitudes) < SPARSE_LIMIT) & (nonzero <= SPARSE_SHARE * expected_rows)
+    small = np.asarray(magnitudes) < SPARSE_LIMIT
+    if empty is not None:
+        small = small | empty
+    return small & (nonzero <= SPARSE_SHARE * expected_rows)
 
 
 def rescan_sparse(found, q, *, scan_epsilon, sign_epsilon, clip_share, budget, expected_rows,
@@ -136,7 +150,9 @@ def rescan_sparse(found, q, *, scan_epsilon, sign_epsilon, clip_share, budget, e
     """
     features = np.zeros(0, dtype=np.intp)
     if budget > 0:
-        features = np.flatnonzero(collapsed(found.magnitudes, found.noisy, expected_rows))
+        negative, positive = present_sides(found.noisy, sign_epsilon, clip_share=clip_share)
+        empty = ~(negative | positive)
+        features = np.flatnonzero(collapsed(found.magnitudes, found.noisy, expected_rows, empty))
     k = features.size
     if not k:
         nothing = np.zeros(0, dtype=bool)
@@ -148,14 +164,10 @@ def rescan_sparse(found, q, *, scan_epsilon, sign_epsilon, clip_share, budget, e
     combined = (weights[0] * found.noisy[features] + weights[1] * fresh) / weights.sum()
     negative, positive = present_sides(combined, math.sqrt(weights.sum()), clip_share=clip_share)
     nonzero = np.maximum(combined.sum(axis=1), 1.0)
-    cap = (budget - k * count_epsilon) / k
-    spends = [
-        min(max(scan_epsilon, NONZERO_RECORDS / m), cap) if present else 0.0
-        for m, present in zip(nonzero, negative | positive, strict=True)
-    ]
+    spends = _scan_spends(nonzero, negative | positive, scan_epsilon, budget - k * count_epsilon)
     magnitudes = found.magnitudes[features].copy()
     for i, j in enumerate(features):
-        if not spends[i]:  # no side holds data: the first, tiny box stands
+        if not spends[i]:  # too few nonzero values to scan: the first, tiny box stands
             continue
         m = int(signs[i].sum())
         zeros = found.n_values - m
@@ -167,3 +179,26 @@ def rescan_sparse(found, q, *, scan_epsilon, sign_epsilon, clip_share, budget, e
         )
         magnitudes[i] = max(magnitudes[i], point)
     return features, magnitudes, negative, positive, k * count_epsilon + math.fsum(spends)
+
+
+def _scan_spends(nonzero, present, scan_epsilon, available):
+    """Each collapsed feature's scan epsilon (0: not scanned), from released values.
+
+    Greedy by noisy nonzero count, largest first: a feature with a side present takes
+    ``max(scan_epsilon, NONZERO_RECORDS / m~)``, or what is left of ``available`` if
+    less, and is skipped when that leaves ``m~ epsilon_j < LEAST_RECORDS`` (its scan's
+    slack, ``6 / epsilon_j`` values, would then pass half of them and stop at once).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdp.utils._bounds_sparse import _scan_spends
+    >>> _scan_spends(np.array([450.0, 900.0, 40.0]), np.array([True, True, True]), 0.01, 0.3)
+    [0.1, 0.05, 0.0]
+    """
+    spends, left = [0.0] * len(nonzero), available
+    for i in np.argsort(-np.asarray(nonzero), kind="stable"):
+        spend = float(min(max(scan_epsilon, NONZERO_RECORDS / nonzero[i]), left))
+        if present[i] and nonzero[i] * spend >= LEAST_RECORDS:
+            spends[i], left = spend, left - spend
+    return spends

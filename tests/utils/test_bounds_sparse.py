@@ -17,8 +17,8 @@ from skdp import PrivacyLedger
 from skdp.datasets import fetch_adult
 from skdp.preprocessing import MinMaxScaler, RobustScaler, StandardScaler
 from skdp.utils._bounds import estimate_public_inputs, norm_share
-from skdp.utils._bounds_scan import column_counts
-from skdp.utils._bounds_sparse import SPARSE_LIMIT, collapsed
+from skdp.utils._bounds_scan import column_counts, scan_counts
+from skdp.utils._bounds_sparse import SLACK_SCALES, SPARSE_LIMIT, collapsed
 
 
 def _sparse(n=3000, share=0.03, seed=0):
@@ -135,3 +135,48 @@ def test_adult_sample_scalers_stay_near_scikit_learns_range():
                 worst = np.abs(model.transform(X)).max()
                 assert math.isfinite(worst) and worst < limit, (estimator.__name__, seed)
                 assert model.privacy_spent_.epsilon == pytest.approx(1.0)
+
+
+def _above_threshold_law(queries, threshold, scale):
+    """The exact law of AboveThreshold's stop (discrete Laplace of ``scale``, one
+    ``rho`` and one ``nu_i`` per query), by summing over ``rho``."""
+    reach = int(60 * scale) + max(abs(int(q)) for q in queries) + abs(threshold)
+    support = np.arange(-reach, reach + 1)
+    pmf = np.exp(-np.abs(support) / scale)
+    pmf /= pmf.sum()
+    cdf = np.cumsum(pmf)  # P[Z <= support[k]]
+    law = np.zeros(len(queries) + 1)
+    for rho, p_rho in zip(support, pmf, strict=True):
+        alive = p_rho
+        for i, query in enumerate(queries):
+            # crossing at i: nu_i >= threshold + rho - query
+            bar = threshold + rho - query
+            below = cdf[np.clip(bar - 1 + reach, -1, 2 * reach)] if bar - 1 >= -reach else 0.0
+            law[i] += alive * (1 - below)
+            alive *= below
+        law[-1] += alive
+    return law
+
+
+def test_the_slack_scan_follows_above_thresholds_exact_law():
+    # the rescan's scan (scan_counts with slack 3) on eight nonzero values over a short
+    # public grid: the stops' frequencies against the exact law (chi-square, 4000 draws)
+    from scipy.stats import chisquare
+
+    values = np.array([0.3, 0.5, 0.7, 1.1, 1.3, 2.0, 3.0, 9.0])
+    grid = np.array([0.0, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0])
+    below = np.searchsorted(np.sort(values), grid, side="left")
+    epsilon, q = 2.0, 0.75  # q = 3 / 4
+    rng = np.random.default_rng(0)
+    draws = [
+        scan_counts(below, values.size, q, epsilon=epsilon, random_state=rng, candidates=grid,
+                    slack=SLACK_SCALES)
+        for _ in range(4000)
+    ]  # fmt: skip
+    observed = np.array([np.count_nonzero(np.asarray(draws) == c) for c in grid])
+    threshold = -math.ceil(SLACK_SCALES * 2 * 4 / epsilon)
+    law = _above_threshold_law(4 * below - 3 * values.size, threshold, 2 * 4 / epsilon)
+    expected = np.r_[law[:-2], law[-2] + law[-1]] * 4000  # no crossing: the last point
+    assert expected.min() >= 5 and math.isclose(expected.sum(), 4000)
+    result = chisquare(observed, expected)
+    assert result.pvalue > 1e-3, (observed, expected.round(1))
