@@ -252,8 +252,7 @@ def markdown(cells, together, scales, law, notes, block=BLOCK):
     return "\n".join(lines) + "\n"
 
 
-def _csv(convert):
-    return lambda text: [convert(part) for part in text.split(",") if part.strip()]
+_csv = tools_compare._csv_list  # comma-separated values, each converted
 
 
 def _forest_cell(text):
