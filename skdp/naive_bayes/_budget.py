@@ -15,7 +15,12 @@ from functools import partial
 import numpy as np
 
 from skdp.mechanisms import geometric
-from skdp.utils._bounds import bounds_share, estimate_bounds, warn_public_bounds
+from skdp.utils._bounds import (
+    SPARSE_BUDGET,
+    bounds_share,
+    estimate_bounds_spending,
+    warn_public_bounds,
+)
 from skdp.utils._stats import sum_blocks
 from skdp.utils.validation import split_budget
 
@@ -83,7 +88,8 @@ def counts_then_bounds(X, codes, n_classes, epsilon, *, stacklevel, random_state
         The noisy class counts (discrete Laplace, sensitivity 1: a record is in one
         class).
     bounds : tuple of ndarray
-        ``(lower, upper)`` from :func:`skdp.utils._bounds.estimate_bounds`.
+        ``(lower, upper)`` from :func:`skdp.utils._bounds.estimate_bounds_spending`
+        (a collapsed sparse column rescanned, its spend added to ``split["bounds"]``).
     tier : int
         The bounds' tier (3: the public fallback box, nothing spent).
     split : dict
@@ -98,14 +104,17 @@ def counts_then_bounds(X, codes, n_classes, epsilon, *, stacklevel, random_state
     # the total of the released counts: post-processing, the record count of the tiers
     n_noisy = max(int(np.sum(count)), 1)
     share, tier = bounds_share(n_noisy, epsilon, X.shape[1])
-    bounds = estimate_bounds(  # X validated finite by the caller (numpy input only)
-        X, epsilon=share * epsilon, tier=tier, n_noisy=n_noisy, random_state=random_state,
-        finite=True,
+    # a sparse column's rescan takes at most SPARSE_BUDGET of what counts and bounds leave
+    left = epsilon - epsilon_count - share * epsilon
+    lower, upper, rescans = estimate_bounds_spending(  # X validated finite (numpy only)
+        X, epsilon=share * epsilon, tier=tier, n_noisy=n_noisy,
+        sparse_budget=SPARSE_BUDGET * left, random_state=random_state, finite=True,
     )  # fmt: skip
+    bounds = (lower, upper)
     warn_public_bounds(
         tier, epsilon=epsilon, n_noisy=n_noisy, bounds=bounds, stacklevel=stacklevel
     )
-    split = {"n_samples": 0.0, "bounds": share * epsilon, "counts": epsilon_count}
+    split = {"n_samples": 0.0, "bounds": share * epsilon + rescans, "counts": epsilon_count}
     rest = epsilon - math.fsum(split.values())
     split.update(split_budget(rest, {"sums": 1, "squares": 1}))
     return count, bounds, tier, split

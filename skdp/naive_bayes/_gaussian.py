@@ -67,8 +67,11 @@ class GaussianNB(DifferentialPrivacyMixin, ClassifierMixin, BaseEstimator):
         quantiles) with a share of epsilon between 10% and 60%
         (:func:`skdp.utils._bounds.bounds_share`) that follows the total of the noisy
         class counts, released first at 10% of epsilon, or, when that is too small to
-        learn anything, the public fallback ``[-100, 100]`` with a warning. The
-        resolved box is ``bounds_``; ``bounds`` itself is never changed, so a refit
+        learn anything, the public fallback ``[-100, 100]`` with a warning. A
+        column of mostly zeros whose box collapsed gets a second scan of its nonzero
+        values (:mod:`skdp.utils._bounds_sparse`, decided from released values), at
+        most half of what the counts and the bounds leave, added to
+        ``epsilon_split_["bounds"]``. The resolved box is ``bounds_``; ``bounds`` itself is never changed, so a refit
         estimates again. Declared bounds are much better on small data: the private
         box always holds 0, and with few records one box serves every feature.
     classes : array-like or None, default=None

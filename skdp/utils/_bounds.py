@@ -91,6 +91,7 @@ __all__ = [
     "PublicEstimates",
     "bounds_share",
     "estimate_bounds",
+    "estimate_bounds_spending",
     "estimate_public_inputs",
     "margin_quantile",
     "noisy_count",
@@ -192,6 +193,30 @@ def estimate_bounds(X, *, epsilon, tier=1, n_noisy=None, random_state=None, fini
     (array([-0.]), array([90.50966799]))
     """
     return _bounds_and_rows(X, epsilon, tier, n_noisy, random_state, finite)[:2]
+
+
+def estimate_bounds_spending(X, *, epsilon, tier, n_noisy, sparse_budget, random_state=None,
+                             finite=False):  # fmt: skip
+    """:func:`estimate_bounds` with the rescans of collapsed sparse columns.
+
+    For a caller that splits its own budget: at tier 1, a feature whose box collapsed
+    on a column of mostly zeros (:mod:`skdp.utils._bounds_sparse`, decided from
+    released values) is rescanned over its nonzero values, spending at most
+    ``sparse_budget`` on top of ``epsilon``; the caller adds the ``spent`` to its
+    bounds' share. Without such a column it draws and returns exactly what
+    :func:`estimate_bounds` does, with ``spent = 0``.
+
+    Returns
+    -------
+    lower, upper : ndarray of shape (n_features,)
+    spent : float
+        The epsilon the rescans spent (recorded on the ledger by their mechanisms).
+    """
+    budget = sparse_budget if tier == 1 else 0.0
+    lower, upper, _, _, spent = _bounds_and_rows(
+        X, epsilon, tier, n_noisy, random_state, finite, sparse_budget=budget
+    )
+    return lower, upper, spent
 
 
 def _bounds_and_rows(X, epsilon, tier, n_noisy, random_state, finite, sparse_budget=0.0):

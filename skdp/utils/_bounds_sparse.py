@@ -111,8 +111,11 @@ def collapsed(magnitudes, noisy, expected_rows, empty=None):
     >>> noisy = np.array([[0, 30], [0, 900], [0, 40]])
     >>> collapsed(np.array([2.0**-30, 2.0**-30, 8.0]), noisy, 1000)
     array([ True, False, False])
+    >>> collapsed(np.array([0.2]), np.array([[-133, 359]]), 570)  # noise below 0 on a side
+    array([False])
     """
-    nonzero = np.asarray(noisy).sum(axis=1)
+    # a side's noisy count below 0 says "about none", not fewer: counted as 0
+    nonzero = np.maximum(np.asarray(noisy), 0).sum(axis=1)
     small = np.asarray(magnitudes) < SPARSE_LIMIT
     if empty is not None:
         small = small | empty
