@@ -72,8 +72,9 @@ class GaussianNB(DifferentialPrivacyMixin, ClassifierMixin, BaseEstimator):
         values (:mod:`skdp.utils._bounds_sparse`, decided from released values), at
         most half of what the counts and the bounds leave, added to
         ``epsilon_split_["bounds"]``. The resolved box is ``bounds_``; ``bounds``
-        itself is never changed, so a refit estimates again. Declared bounds are much better on small data: the private
-        box always holds 0, and with few records one box serves every feature.
+        itself is never changed, so a refit estimates again. Declared bounds are much
+        better on small data: the private box always holds 0, and with few records one
+        box serves every feature.
     classes : array-like or None, default=None
         The public class labels. None takes the labels found in ``y``, which reveals
         which labels occur: a :class:`~skdp.exceptions.PrivacyLeakWarning` says so.
