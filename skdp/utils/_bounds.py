@@ -251,7 +251,7 @@ def _bounds_and_rows(X, epsilon, tier, n_noisy, random_state, finite, sparse_bud
         q = margin_quantile(BOUNDS_QUANTILE, _expected(n_noisy, rate), scan)
         lower, upper, found = feature_boxes(
             X, rows, q, scan_epsilon=scan, sign_epsilon=sign, clip_share=1 - BOUNDS_QUANTILE,
-            rng=rng, counts=True,
+            rng=rng,
         )  # fmt: skip
         features, magnitudes, negative, positive, spent = rescan_sparse(
             found, BOUNDS_QUANTILE, scan_epsilon=scan, sign_epsilon=sign,

@@ -328,7 +328,7 @@ def present_sides(noisy, epsilon, *, clip_share):
     return noisy[:, 0] > threshold, noisy[:, 1] > threshold
 
 
-def sign_sides(counts, epsilon, rng, *, clip_share, noisy=False):
+def sign_sides(counts, epsilon, rng, *, clip_share):
     """Whether the negative and the positive side of each feature hold data, privately.
 
     ``counts`` holds one row ``(#{x < 0}, #{x > 0})`` per feature; each row is one
@@ -340,15 +340,14 @@ def sign_sides(counts, epsilon, rng, *, clip_share, noisy=False):
     (:func:`present_sides`): an
     absent side (ages, counts) is kept on at most ``exp(-SIGN_SCALES) / 2`` (7%) of
     runs, and the side of centred data is dropped on under 1% of runs at the smallest
-    tier-1 budget. Returns two boolean arrays of shape ``(n_features,)``, and the
-    noisy counts (shape ``(n_features, 2)``) when ``noisy``.
+    tier-1 budget. Returns two boolean arrays of shape ``(n_features,)`` and the noisy
+    counts (shape ``(n_features, 2)``).
     """
     released = geometric(np.asarray(counts), epsilon=epsilon, per_row=True, random_state=rng)
-    negative, positive = present_sides(released, epsilon, clip_share=clip_share)
-    return (negative, positive, released) if noisy else (negative, positive)
+    return (*present_sides(released, epsilon, clip_share=clip_share), released)
 
 
-def feature_boxes(X, rows, q, *, scan_epsilon, sign_epsilon, clip_share, rng, counts=False):
+def feature_boxes(X, rows, q, *, scan_epsilon, sign_epsilon, clip_share, rng):
     """Tier 1 of :func:`skdp.utils._bounds.estimate_bounds` on the ``rows`` it reads.
 
     For each feature: :func:`scan_counts` of the ``q`` quantile of ``|x_j|`` and
@@ -359,21 +358,18 @@ def feature_boxes(X, rows, q, *, scan_epsilon, sign_epsilon, clip_share, rng, co
     features), then the ``d`` sign histograms (one call too). All counts come from
     one pass over the rows read (:func:`feature_counts`): every row when ``rows`` is
     None, else the subsample, gathered a block at a time (no copy of a column or of
-    the subsample). ``counts=True`` also returns a :class:`ScanCounts` (the exact
-    counts and the released values) for the rescan of sparse columns
-    (:mod:`skdp.utils._bounds_sparse`).
+    the subsample). Returns ``(lower, upper, counts)``: ``counts`` is a
+    :class:`ScanCounts` (the exact counts and the released values), for the rescan of
+    sparse columns (:mod:`skdp.utils._bounds_sparse`).
     """
     n_values = X.shape[0] if rows is None else rows.size
     below, negative, positive = feature_counts(X, rows)
     signs = np.stack([negative, positive], axis=1)
     magnitudes = scan_counts(below, n_values, q, epsilon=scan_epsilon, random_state=rng)
-    negative, positive, noisy = sign_sides(
-        signs, sign_epsilon, rng, clip_share=clip_share, noisy=True
-    )
+    negative, positive, noisy = sign_sides(signs, sign_epsilon, rng, clip_share=clip_share)
     lower, upper = np.where(negative, -magnitudes, -0.0), np.where(positive, magnitudes, 0.0)
-    if not counts:
-        return lower, upper
-    return lower, upper, ScanCounts(below, signs, n_values, magnitudes, noisy)
+    sides = np.stack([negative, positive], axis=1)
+    return lower, upper, ScanCounts(below, signs, n_values, magnitudes, noisy, sides)
 
 
 @dataclass
@@ -392,6 +388,8 @@ class ScanCounts:
         The scans' released grid points.
     noisy : ndarray of shape (n_features, 2)
         The released noisy sign counts.
+    sides : ndarray of bool, shape (n_features, 2)
+        Whether the negative and the positive side were judged present from them.
     """
 
     below: np.ndarray
@@ -399,3 +397,4 @@ class ScanCounts:
     n_values: int
     magnitudes: np.ndarray
     noisy: np.ndarray
+    sides: np.ndarray

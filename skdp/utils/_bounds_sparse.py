@@ -153,8 +153,7 @@ def rescan_sparse(found, q, *, scan_epsilon, sign_epsilon, clip_share, budget, e
     """
     features = np.zeros(0, dtype=np.intp)
     if budget > 0:
-        negative, positive = present_sides(found.noisy, sign_epsilon, clip_share=clip_share)
-        empty = ~(negative | positive)
+        empty = ~found.sides.any(axis=1)
         features = np.flatnonzero(collapsed(found.magnitudes, found.noisy, expected_rows, empty))
     k = features.size
     if not k:
