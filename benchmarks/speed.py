@@ -104,6 +104,12 @@ class Spec:
         return self.data_sets[label] if label else self.data
 
 
+def _seed(variant, seed):
+    """``seed`` for the declared variant; None (a real release's secure generator) for
+    the defaults."""
+    return seed if variant.partition(":")[0].partition("@")[0] == "declared" else None
+
+
 def _declared(declared, **public):
     return public if declared == "declared" else {}
 
@@ -114,7 +120,7 @@ def _search(kind):
     def private(v, s):
         inner = ObjectivePerturbationLogistic(**_declared(v, data_norm=math.sqrt(N_FEATURES)))
         grid = {"C": [0.1, 1.0]}
-        s = s if v == "declared" else None  # the defaults: a real release's generator
+        s = _seed(v, s)
         if kind == "grid":
             return _skdp("PrivateGridSearchCV")(inner, grid, classes=[0, 1], random_state=s)
         return _skdp("PrivateRandomizedSearchCV")(
@@ -150,9 +156,7 @@ def _private(name, *args, public=None, public_for=None, **always):
         extra = dict(chosen or {}) if declared == "declared" else {}
         if mechanism:
             extra["mechanism"] = mechanism
-        # the defaults are a real release's: random_state=None, the secure generator
-        seed = seed if declared == "declared" else None
-        return _skdp(name)(*args, random_state=seed, **always, **extra)
+        return _skdp(name)(*args, random_state=_seed(declared, seed), **always, **extra)
 
     return make
 
