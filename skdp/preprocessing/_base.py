@@ -13,6 +13,7 @@ from skdp.utils._joint_quantiles import (
     grid_ranks,
     joint_draws,
     joint_sensitivity,
+    level_gaps,
 )
 from skdp.utils._numeric_input import validate_numeric_data
 from skdp.utils._shares import close_last_share
@@ -84,7 +85,7 @@ def affordable_candidates(n_noisy, epsilon, levels, cap, n_features=1):
     [2, 181, 257]
     """
     denominator, numerators = common_denominator(levels)
-    gaps = np.diff([0, *sorted(set(numerators)), denominator])
+    gaps = level_gaps(numerators, denominator)
     m = len(gaps) - 1
     rate = epsilon * denominator / (2 * joint_sensitivity(gaps, denominator))
     # ln C(K, m) up to this keeps the stray outputs' weight under STRAY_WEIGHT / d

@@ -22,6 +22,7 @@ __all__ = [
     "joint_inputs",
     "joint_quantiles",
     "joint_sensitivity",
+    "level_gaps",
 ]
 
 # the joint method puts every q on one denominator: their lcm, or this one if larger
@@ -72,8 +73,14 @@ def joint_inputs(values, numerators, denominator, candidates):
     return _scaled(below, at_or_below, values.size, numerators, denominator)
 
 
+def level_gaps(numerators, denominator):
+    """The numerators of ``w_j = q_j - q_{j-1}`` (``q_0 = 0``, ``q_{m+1} = 1``) of the
+    distinct levels ``a / denominator`` (:func:`common_denominator`)."""
+    return np.diff([0, *sorted(set(numerators)), denominator])
+
+
 def _scaled(below, at_or_below, n, numerators, denominator):
-    gaps = np.diff([0, *sorted(set(numerators)), denominator])
+    gaps = level_gaps(numerators, denominator)
     return (
         denominator * below,
         denominator * at_or_below,
