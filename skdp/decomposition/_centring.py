@@ -4,12 +4,15 @@ No copy of ``X`` (its Notes, steps 2-4): ``X`` is read a block of rows at a time
 (:class:`_Box`, ``2^16`` values), each block clipped to the public box and shifted by
 its ``origin`` in a reused buffer only when a value lies outside the box or the origin
 is not 0. :func:`private_centring` adds up, in one pass, the clipped values' count,
-column sums and scatter ``R^T R``, and releases the noisy count and the noisy centred
-sums; the returned :class:`Centring` counts the norms of the rows centred on the
-private mean for :func:`private_row_norm` (a second pass, with ``data_norm=None``)
-and corrects the scatter for the rows longer than the bound (:meth:`Centring.scatter`:
-those rows only, read again by index). Memory: a few blocks, and with
-``data_norm=None`` 2 bytes a row (the norms' keys, :meth:`Centring.norm_counts`).
+column sums and (with ``data_norm=None``) scatter ``R^T R``, and releases the noisy
+count and the noisy centred sums. With ``data_norm=None`` the returned
+:class:`Centring` counts the norms of the rows centred on the private mean for
+:func:`private_row_norm` (a second pass) and corrects the scatter for the rows longer
+than the bound (:meth:`Centring.scatter`: those rows only, read again by index); with
+a declared ``data_norm`` a second pass adds up the centred rows scaled to the bound
+(where many rows may be longer than a declared bound, one dense pass costs less than
+a correction row by row). Memory: a few blocks, and with ``data_norm=None`` 2 bytes a
+row (the norms' keys, :meth:`Centring.norm_counts`).
 
 The count and the sums are those of :func:`skdp.utils._centred_sums.centred_sums`
 with one group and no squares (same sensitivities and noise scales, in one release).
@@ -34,6 +37,7 @@ __all__ = ["Centring", "private_centring", "private_row_norm"]
 SHRINK = 2.0
 _CELLS = 2**16  # values per block of rows (512 kB: every step of a pass reads it from cache)
 _WIDE = 64  # rows of a block added at once into the column sums (a long axis-0 reduction)
+_FEW = 64  # a block of m rows with at most m / _FEW clipped values is re-read by a copy
 _MIN_NORM = 2.0**-30
 _NORMS = 2**16  # norms counted at a time (512 kB)
 # the formula of Centring.scatter serves while its terms stay below this many norm^2
@@ -41,6 +45,19 @@ _CANCELLATION = 2.0**30
 # a norm's key: the top 16 bits of its square (sign, exponent, 4 mantissa bits), the
 # last of its four uint16 words on a little-endian machine
 _KEY = 3 if sys.byteorder == "little" else 0
+
+
+def rowwise(operation, rows, tile, out):
+    """``operation(rows, v, out=out)`` for ``v`` a row, given as ``tile`` (``_WIDE``
+    copies of it): ``_WIDE`` rows at a time as one long row where the arrays allow it
+    (a ``d``-vector broadcast over the rows runs a loop of ``d`` values a row)."""
+    m, d = rows.shape
+    if m % _WIDE == 0 and rows.flags.c_contiguous and out.flags.c_contiguous:
+        shape = (m // _WIDE, _WIDE * d)
+        operation(rows.reshape(shape), tile.reshape(-1), out=out.reshape(shape))
+    else:
+        operation(rows, tile[0], out=out)
+    return out
 
 
 class _Box:
@@ -52,7 +69,10 @@ class _Box:
     against the bounds tiled to the block, the values of :func:`numpy.clip`) and
     shifted in one reused buffer. Which blocks lie in the box is found by the first
     pass and remembered; after a block outside the box, the next one is clipped
-    without the two reductions and lies in the box when nothing changed.
+    without the two reductions and lies in the box when nothing changed. The first
+    pass also remembers the rows of a block with few clipped values (at most one per
+    ``_FEW`` rows): later passes copy that block and clip those rows only (the same
+    values, one operation a value instead of two).
     """
 
     def __init__(self, X, lower, upper, origin):
@@ -64,6 +84,7 @@ class _Box:
         self.tightest = lower.max(), upper.min()
         self.shifted = bool(np.any(origin))
         self.inside = []
+        self.few = {}  # a block's rows with a value outside the box, when they are few
 
     def blocks(self, start=0, stop=None, *, count=False):
         """``(first row, rows, values clipped or 0)`` of the blocks in ``[start, stop)``.
@@ -86,21 +107,33 @@ class _Box:
                 yield first, block, 0
                 continue
             if self.buffer is None:
-                bounds = (self.lower, self.upper, self.origin if self.shifted else None)
-                self.tiles = [None if b is None else np.tile(b, (self.rows, 1)) for b in bounds]
+                bounds = (self.lower, self.upper, self.origin)
+                self.tiles = [np.tile(b, (_WIDE, 1)) for b in bounds]
                 self.buffer = np.empty((self.rows, block.shape[1]))
-            lower, upper, origin = (t if t is None else t[: block.shape[0]] for t in self.tiles)
+            lower, upper, origin = self.tiles
             rows = self.buffer[: block.shape[0]]
             clipped = 0
-            if self.inside[index]:
-                np.subtract(block, origin, out=rows)
+            few = self.few.get(index)
+            if self.inside[index] or few is not None:
+                if self.shifted:
+                    rowwise(np.subtract, block, origin, rows)
+                else:
+                    np.copyto(rows, block)
+                if few is not None:  # a later pass: only these rows leave the box
+                    rows[few] = np.minimum(np.maximum(block[few], self.lower), self.upper)
+                    if self.shifted:
+                        rows[few] -= self.origin
             else:
-                np.minimum(np.maximum(block, lower, out=rows), upper, out=rows)
-                clipped = int(np.count_nonzero(rows != block)) if count else 0
+                rowwise(np.minimum, rowwise(np.maximum, block, lower, rows), upper, rows)
+                if count:
+                    changed = rows != block
+                    clipped = int(np.count_nonzero(changed))
+                    if 0 < clipped <= rows.shape[0] // _FEW:
+                        self.few[index] = np.flatnonzero(changed) // rows.shape[1]
                 if self.inside[index] is None:
                     self.inside[index] = clipped == 0
                 if self.shifted:
-                    rows -= origin
+                    rowwise(np.subtract, rows, origin, rows)
             yield first, rows, clipped
 
     def take(self, indices, out):
@@ -134,8 +167,9 @@ class Centring:
         Public: 0 when the box contains 0, else its midpoint.
     sums : ndarray of shape (n_features,)
         The exact column sums of the rows (never released).
-    gram : ndarray of shape (n_features, n_features)
-        Their exact ``R^T R`` (never released).
+    gram : ndarray of shape (n_features, n_features) or None
+        Their exact ``R^T R`` (never released); None when not added up
+        (:meth:`scatter` then makes one dense pass).
     box : _Box
         The reader of the rows.
     """
@@ -144,7 +178,7 @@ class Centring:
     n: int
     origin: np.ndarray
     sums: np.ndarray
-    gram: np.ndarray
+    gram: np.ndarray | None
     box: _Box
 
     @property
@@ -241,18 +275,35 @@ class Centring:
         return found, correction
 
     def _weighted_scatter(self, norm):
-        """``(how many long, sum_i w_i c_i c_i^T)`` formed row by row, ``w_i = min(1,
-        norm^2 / ||c_i||^2)``: one more pass, centring each block (no cancellation)."""
-        shift, bound = self._shift, norm**2
+        """``(how many long, sum_i w_i c_i c_i^T)`` formed a block at a time, ``w_i =
+        min(1, norm^2 / ||c_i||^2)``: one more pass, centring each block (no
+        cancellation), as ``A^T A`` with ``a_i = sqrt(w_i) c_i`` (one symmetric product
+        a block)."""
+        shift, bound, box = self._shift, norm**2, self.box
         found, scatter = 0, np.zeros((shift.size, shift.size))
-        for _, rows, _ in self.box.blocks():
-            centred = rows - shift
-            squared = np.einsum("ij,ij->i", centred, centred)
-            long = squared > bound
-            found += int(np.count_nonzero(long))
-            weight = np.divide(bound, squared, out=np.ones_like(squared), where=long)
-            scatter += (centred * weight[:, np.newaxis]).T @ centred
+        tile, squared, centred = np.tile(shift, (_WIDE, 1)), np.empty(box.rows), None
+        for _, rows, _ in box.blocks():
+            m = rows.shape[0]
+            if rows.base is not box.buffer:  # a view of X: centred into a buffer of its own
+                centred = np.empty((box.rows, shift.size)) if centred is None else centred
+                c = rowwise(np.subtract, rows, tile, centred[:m])
+            else:
+                c = rowwise(np.subtract, rows, tile, rows)
+            s = squared[:m]
+            np.einsum("ij,ij->i", c, c, out=s)
+            long = int(np.count_nonzero(s > bound))
+            if long:
+                found += long
+                weight = np.sqrt(np.minimum(np.divide(bound, s, out=s), 1.0, out=s), out=s)
+                c *= weight[:, np.newaxis]
+            scatter += c.T @ c
         return found, scatter
+
+    def _cancels(self, norm):
+        """Whether the terms of the formula of :meth:`scatter` exceed ``2^30 norm^2``."""
+        shift, n = self._shift, self.box.X.shape[0]
+        magnitude = np.trace(self.gram) + 2.0 * np.linalg.norm(self.sums) * np.linalg.norm(shift)
+        return magnitude + n * (shift @ shift) > _CANCELLATION * norm**2
 
     def scatter(self, norm, *, keys=None, stacklevel):
         """``Z^T Z``, ``Z`` the centred rows scaled to norm at most ``norm``, over ``norm``.
@@ -262,7 +313,8 @@ class Centring:
         longer than ``norm`` (a :class:`~skdp.exceptions.ClippingWarning` says how
         many) its share ``(1 - norm^2 / ||r_i - s||^2)(r_i - s)(r_i - s)^T`` is taken
         out, so ``Z`` has rows of L2 norm at most 1. ``keys`` (:meth:`norm_counts`),
-        when already computed, spare a pass.
+        when already computed, spare a pass. Without ``gram`` (a declared bound) the
+        rows' own weighted sum is formed in one pass (:meth:`_weighted_scatter`).
 
         Rounding: the terms are of size ``M = tr(R^T R) + 2 ||S|| ||s|| + n ||s||^2``
         (relative to the box, which the rows lie in), their errors ``u M`` or so
@@ -275,8 +327,7 @@ class Centring:
         in the running time.
         """
         shift, n = self._shift, self.box.X.shape[0]
-        magnitude = np.trace(self.gram) + 2.0 * np.linalg.norm(self.sums) * np.linalg.norm(shift)
-        if magnitude + n * (shift @ shift) > _CANCELLATION * norm**2:
+        if self.gram is None or self._cancels(norm):
             found, scatter = self._weighted_scatter(norm)
         else:
             cross = np.outer(self.sums, shift)
@@ -300,7 +351,9 @@ def _keys(squared):
     return np.asarray(squared, dtype=np.float64).reshape(-1).view(np.uint16)[_KEY::4]
 
 
-def private_centring(X, lower, upper, *, epsilon_count, epsilon_sums, stacklevel, random_state):
+def private_centring(
+    X, lower, upper, *, epsilon_count, epsilon_sums, stacklevel, random_state, gram=True
+):
     """Release a noisy count and a shrunk noisy mean of the clipped rows.
 
     ``epsilon_count + epsilon_sums``-DP under add/remove of a row: with ``c`` and ``h``
@@ -315,8 +368,9 @@ def private_centring(X, lower, upper, *, epsilon_count, epsilon_sums, stacklevel
     + h clip(T~ / n~, -1, 1)`` is then soft-thresholded towards ``c`` at ``SHRINK`` times
     its noise scale ``d h / (epsilon_sums n~)`` (all post-processing).
 
-    The same pass adds up the rows' ``R^T R`` for :meth:`Centring.scatter` (one BLAS
-    product a block; no release here).
+    With ``gram`` (public: PCA passes ``data_norm is None``) the same pass adds up the
+    rows' ``R^T R`` for :meth:`Centring.scatter` (one BLAS product a block; no release
+    here).
     """
     lower = np.broadcast_to(np.asarray(lower, dtype=float), X.shape[1:])
     upper = np.broadcast_to(np.asarray(upper, dtype=float), X.shape[1:])
@@ -324,10 +378,12 @@ def private_centring(X, lower, upper, *, epsilon_count, epsilon_sums, stacklevel
     centre, half = (lower + upper) / 2.0, (upper - lower) / 2.0
     origin = np.where(np.all((lower <= 0) & (upper >= 0)), 0.0, centre)
     box = _Box(X, lower, upper, origin)
-    gram, wide, tail, count = np.zeros((d, d)), np.zeros(_WIDE * d), np.zeros(d), 0
+    gram = np.zeros((d, d)) if gram else None
+    wide, tail, count = np.zeros(_WIDE * d), np.zeros(d), 0
     for _, rows, clipped in box.blocks(count=True):
         count += clipped
-        gram += rows.T @ rows
+        if gram is not None:
+            gram += rows.T @ rows
         whole = rows.shape[0] // _WIDE * _WIDE  # a multiple of _WIDE rows: one long axis
         wide += rows[:whole].reshape(-1, _WIDE * d).sum(axis=0)
         if whole < rows.shape[0]:

@@ -312,7 +312,7 @@ class PCA(
             with blas_threads(d):  # narrow products: threads only spin (blas_threads)
                 centring = private_centring(
                     X, lower, upper, epsilon_count=split["count"], epsilon_sums=split["mean"],
-                    stacklevel=4, random_state=rng,
+                    stacklevel=4, random_state=rng, gram=self.data_norm is None,
                 )  # fmt: skip
                 split["data_norm"], norm, keys = self._row_norm(centring, epsilon, rng, found)
                 scatter = centring.scatter(norm, keys=keys, stacklevel=3)

@@ -207,13 +207,15 @@ def test_clipping_is_reported():
 
 
 @pytest.mark.parametrize("box", [(-2.0, 2.0), (1.0, 6.0)])
-@pytest.mark.parametrize("given_keys", [False, True])
-def test_the_scatter_is_that_of_the_clipped_centred_rows(box, given_keys):
-    """No centred copy is formed: R^T R and the sums, then the long rows corrected."""
+@pytest.mark.parametrize(("gram", "given_keys"), [(True, False), (True, True), (False, False)])
+def test_the_scatter_is_that_of_the_clipped_centred_rows(box, gram, given_keys):
+    """No centred copy is formed: R^T R and the sums, then the long rows corrected;
+    without R^T R (a declared norm bound) the scaled centred rows summed a block at a time."""
     X = np.random.default_rng(0).normal(loc=sum(box) / 2, scale=1.5, size=(300, 4))
     centring = private_centring(
-        X, *box, epsilon_count=1.0, epsilon_sums=1.0, stacklevel=1, random_state=0
+        X, *box, epsilon_count=1.0, epsilon_sums=1.0, stacklevel=1, random_state=0, gram=gram
     )
+    assert (centring.gram is None) == (not gram)
     D = np.clip(X, *box) - centring.mean
     norms = np.linalg.norm(D, axis=1)
     assert np.allclose(centring.squared_norms(), norms**2)
@@ -251,6 +253,29 @@ def test_the_blocks_add_up_to_the_clipped_rows(monkeypatch, box):
     for keys in (None, centring.norm_counts()[1]):
         scatter = centring.scatter(bound, keys=keys, stacklevel=1)
         assert np.allclose(scatter, Z.T @ Z, rtol=1e-12, atol=1e-9)
+    centring.gram = None  # the dense pass over the same blocks
+    assert np.allclose(centring.scatter(bound, stacklevel=1), Z.T @ Z, rtol=1e-12, atol=1e-9)
+
+
+@pytest.mark.parametrize("box", [(-2.0, 2.0), (1.0, 6.0)])
+def test_blocks_with_few_clipped_values_are_read_again_as_the_clipped_rows(monkeypatch, box):
+    """A block with at most one clipped value per 64 rows is remembered by its rows and
+    read again by a copy with those rows clipped: exactly the values of clip(X) - origin;
+    a block with more is clipped whole again."""
+    monkeypatch.setattr(centring_module, "_CELLS", 2048)  # blocks of 512 rows of 4
+    rng = np.random.default_rng(4)
+    X = rng.uniform(box[0] + 0.1, box[1] - 0.1, size=(2000, 4))
+    X[[3, 700, 701, 1500]] += 10.0 * np.array([1.0, -1.0, 0.0, 1.0])  # blocks 0, 1, 2
+    X[1100:1200, 2] = box[1] + 5.0  # block 2: 100 clipped values, too many
+    with pytest.warns(ClippingWarning):
+        centring = private_centring(
+            X, *box, epsilon_count=1.0, epsilon_sums=1.0, stacklevel=1, random_state=0
+        )
+    box_reader = centring.box
+    assert sorted(box_reader.few) == [0, 1] and set(box_reader.few[1]) == {188, 189}
+    expected = np.clip(X, *box) - centring.origin
+    for first, rows, _ in box_reader.blocks():
+        assert np.array_equal(rows, expected[first : first + rows.shape[0]])
 
 
 def test_the_norm_keys_find_every_long_row():
