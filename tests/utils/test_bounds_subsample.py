@@ -68,6 +68,41 @@ def test_feature_counts_are_column_counts_of_every_column_in_one_pass(order):
             assert (negative[j], positive[j]) == expected[1:]
 
 
+def _every_cell():
+    """Bit patterns at both ends of every finite cell of feature_counts' table, and on
+    both sides of every grid candidate, with both signs (infinities included)."""
+    shift = scan_module._SHIFT
+    cells = np.arange(0x7FF << 52 >> shift, dtype=np.uint64)  # the finite cells
+    starts = cells << np.uint64(shift)
+    points = _ANCHORED_GRID[1:].view(np.uint64)
+    patterns = np.concatenate([
+        starts, starts + np.uint64((1 << shift) - 1), points, points - np.uint64(1),
+        points + np.uint64(1), np.array([np.inf]).view(np.uint64),
+    ])  # fmt: skip
+    return np.concatenate([patterns, patterns | np.uint64(1 << 63)]).view(np.float64)
+
+
+@pytest.mark.parametrize("add_at", [True, False])
+def test_feature_counts_are_exact_on_every_cell_with_either_histogram(monkeypatch, add_at):
+    # the one-gather key (_sum_table) against a sort, at the edges of all 2 x 32752
+    # cells and around every threshold; np.add.at and np.bincount give the same counts
+    monkeypatch.setattr(scan_module, "_ADD_AT", add_at)
+    column = np.random.default_rng(7).permutation(_every_cell())
+    below, negative, positive = feature_counts(np.column_stack([column, -column]))
+    for j, values in enumerate((column, -column)):
+        expected = column_counts(values)
+        assert np.array_equal(below[j], expected[0])
+        assert (negative[j], positive[j]) == expected[1:]
+
+
+@pytest.mark.parametrize("nan", [np.nan, -np.nan])
+def test_feature_counts_refuse_nan(nan):
+    X = np.ones((1000, 3))
+    X[517, 1] = nan
+    with pytest.raises(ValueError, match="NaN"):
+        feature_counts(X)
+
+
 def _same(first, second):
     return all(np.array_equal(a, b) for a, b in zip(first, second, strict=True))
 
