@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import skdp.utils._bounds as bounds_module
+import skdp.utils._bounds_counts as counts_module
 import skdp.utils._bounds_scan as scan_module
 from skdp import PrivacyLedger
 from skdp.utils._audit import audit
@@ -71,7 +72,7 @@ def test_feature_counts_are_column_counts_of_every_column_in_one_pass(order):
 def _every_cell():
     """Bit patterns at both ends of every finite cell of feature_counts' table, and on
     both sides of every grid candidate, with both signs (infinities included)."""
-    shift = scan_module._SHIFT
+    shift = counts_module._SHIFT
     cells = np.arange(0x7FF << 52 >> shift, dtype=np.uint64)  # the finite cells
     starts = cells << np.uint64(shift)
     points = _ANCHORED_GRID[1:].view(np.uint64)
@@ -86,7 +87,7 @@ def _every_cell():
 def test_feature_counts_are_exact_on_every_cell_with_either_histogram(monkeypatch, add_at):
     # the one-gather key (_sum_table) against a sort, at the edges of all 2 x 32752
     # cells and around every threshold; np.add.at and np.bincount give the same counts
-    monkeypatch.setattr(scan_module, "_ADD_AT", add_at)
+    monkeypatch.setattr(counts_module, "_ADD_AT", add_at)
     column = np.random.default_rng(7).permutation(_every_cell())
     below, negative, positive = feature_counts(np.column_stack([column, -column]))
     for j, values in enumerate((column, -column)):
