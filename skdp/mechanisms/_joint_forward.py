@@ -11,6 +11,7 @@ a batched draw is bit for bit a sequence of single ones.
 """
 
 import functools
+import math
 
 import numpy as np
 
@@ -100,11 +101,19 @@ def _finish(bounds, targets, totals, rates, ell, magnitudes, unit):
     lo, hi = bounds
     last = ell[:, -1] - rates[:, np.newaxis] * _end_scores(lo, hi, targets[:, -1], totals)
     magnitudes = np.maximum(magnitudes, _finite_magnitude(last))
-    out = []
-    for r in range(lo.shape[0]):
-        log_z = float(_log_column_sums(last[r, :, np.newaxis])[0])
-        out.append((ell[r], last[r], log_z, unit * (1 + max(magnitudes[r], abs(log_z)))))
-    return out
+    log_z = _log_row_sums(last)
+    slack = unit * (1 + np.maximum(magnitudes, np.abs(log_z)))
+    return [(ell[r], last[r], float(log_z[r]), float(slack[r])) for r in range(lo.shape[0])]
+
+
+def _log_row_sums(X):
+    """``log sum_i exp(X[r, i])`` of each row (-inf for an empty one): row by row the
+    floats of :func:`_log_column_sums` on the row as a column (a contiguous sum of
+    ``K`` terms either way)."""
+    top = X.max(axis=1)
+    top = np.where(np.isfinite(top), top, 0.0)
+    with np.errstate(divide="ignore"):
+        return top + np.log(np.exp(X - top[:, np.newaxis]).sum(axis=1))
 
 
 class _RangeLogSums:
@@ -112,17 +121,29 @@ class _RangeLogSums:
     a disjoint sparse table per row, ``O(K log K)`` to build and ``O(1)`` a query.
     Every answer is the ``logaddexp`` of at most two running sums of one half-block
     (positive terms, no cancellation), so its round-off is that of a sum of at most
-    ``K`` terms."""
+    ``K`` terms.
 
-    def __init__(self, v):
+    With ``queries`` (the ``(starts, stops)`` that will be asked), only the cells
+    those ranges read are built: each a running sum, the run from its half-block's
+    middle up to the farthest cell read (:func:`_needed_runs`), with the same terms
+    in the same order as the whole table, so the same floats; the other cells are
+    left unset and :meth:`max` is refused.
+    """
+
+    def __init__(self, v, queries=None):
         rows, K = v.shape
         self.v = v
         self.table = np.empty((max(1, (K - 1).bit_length()), rows, K))
+        self.complete = queries is None
+        if not self.complete:
+            runs = _needed_runs(self.table.shape, *_cells(*queries))
+            _step_sums(v.reshape(-1), self.table.reshape(self.table.shape[0], -1), *runs)
+            return
         # levels of half-blocks of at most v.size / _TERMS_PER_CALL terms, where a
         # call per run costs more than its terms, all at once (_step_sums); the
         # longer ones one accumulate per run
         short = min(self.table.shape[0], max(1, (v.size // _TERMS_PER_CALL).bit_length()))
-        _step_sums(v, self.table[:short])
+        _step_sums(v.T, self.table[:short].transpose(0, 2, 1), *_runs(K, short))
         for level in range(short, self.table.shape[0]):
             half = 1 << level
             full = K // (2 * half) * 2 * half
@@ -134,8 +155,24 @@ class _RangeLogSums:
                               stop - start, reverse=reverse)  # fmt: skip
 
     def max(self):
-        """Each row's largest entry (the finite ones; -inf for an empty row)."""
+        """Each row's largest entry (the finite ones; -inf for an empty row); only of a
+        complete table."""
+        if not self.complete:
+            raise ValueError("the table holds only the cells of its queries")
         return self.table.max(axis=(0, 2))
+
+    def max_bounds(self):
+        """``(low, high)`` per row: the complete table's :meth:`max` lies between them.
+
+        Every cell is a running ``logaddexp`` sum of at most ``K`` entries of its row
+        of ``v``, each at most the row's largest finite entry ``M``: the sum lies in
+        ``[M, M + ln K]``, and its round-off (at most ``K`` steps of a few units of
+        ``2**-52 (|M| + ln K + 1)``) is far below the ``1e-9 (1 + |M|)`` added.
+        Rows without a finite entry give ``(-inf, -inf)``.
+        """
+        top = np.where(np.isfinite(self.v), self.v, -np.inf).max(axis=1)
+        finite = np.where(np.isfinite(top), top, 0.0)
+        return top, top + (math.log(self.v.shape[1]) + 1e-9 * (1 + np.abs(finite)))
 
     def min(self):
         """Each row's smallest finite entry (+inf for an empty row): every entry is a
@@ -143,19 +180,74 @@ class _RangeLogSums:
         return np.where(np.isfinite(self.v), self.v, np.inf).min(axis=1)
 
     def __call__(self, starts, stops):
-        """Row ``r``'s sums over ``[starts[r, c], stops[r, c])``, shape of ``starts``."""
+        """Row ``r``'s sums over ``[starts[r, c], stops[r, c])``, shape of ``starts``
+        (with ``queries``, only those given)."""
+        some, row, a, b, level = _cells(starts, stops)
         out = np.full(starts.shape, -np.inf)
-        some = stops > starts
-        row = np.nonzero(some)[0]
-        a, b = starts[some], stops[some] - 1
-        level = np.zeros(a.shape, dtype=np.int64)
-        split = a != b
-        level[split] = np.floor(np.log2((a ^ b)[split])).astype(np.int64)
         value = self.v[row, a]
+        split = a != b
         level, row, a, b = level[split], row[split], a[split], b[split]
         value[split] = np.logaddexp(self.table[level, row, a], self.table[level, row, b])
         out[some] = value
         return out
+
+
+def _cells(starts, stops):
+    """The non-empty ranges ``[starts, stops)`` as ``(some, row, a, b, level)``: the
+    mask of non-empty ones, their rows, first and last indices and table level (the
+    highest bit where ``a`` and ``b`` differ: ``a`` lies in the first half of a block
+    of that level, ``b`` in the second; 0 when ``a = b``, read from ``v``)."""
+    some = stops > starts
+    row = np.nonzero(some)[0]
+    a, b = starts[some], stops[some] - 1
+    level = np.zeros(a.shape, dtype=np.int64)
+    split = a != b
+    level[split] = np.floor(np.log2((a ^ b)[split])).astype(np.int64)
+    return some, row, a, b, level
+
+
+def _needed_runs(shape, some, row, a, b, level):
+    """The runs of :class:`_RangeLogSums`' table the ranges ``[a, b]`` read, cut at the
+    farthest cell read: ``(positions, levels, counts)`` as :func:`_runs` gives them,
+    positions flat in a row-major ``(rows, K)`` (rows too, for ``v`` of many rows).
+
+    A range with ``a < b`` at ``level`` reads the run leftwards from the middle ``M``
+    (``b`` with its low ``level`` bits cleared) down to ``a``, and the run rightwards
+    from ``M`` up to ``b``: ``M - a`` and ``b - M + 1`` terms.
+    """
+    n_levels, rows, K = shape
+    split = a != b
+    level, row, a, b = level[split], row[split], a[split], b[split]
+    middle = (b >> level) << level
+    # the middles of level k are the odd multiples of 2**k below K: numbered from
+    # offsets[k], the key of a run is its row's, then its middle's number
+    offsets = np.cumsum([0, *((K + (1 << k)) >> (k + 1) for k in range(n_levels))])
+    width = int(offsets[-1])
+    key = row * width + offsets[level] + (middle >> (level + 1))
+    lengths = []
+    for reach in (middle - a, b - middle + 1):
+        need = np.zeros(rows * width, dtype=np.int64)
+        np.maximum.at(need, key, reach)
+        lengths.append(need)
+    keys = [np.flatnonzero(need) for need in lengths]
+    length = np.concatenate([lengths[0][keys[0]], lengths[1][keys[1]]])
+    key = np.concatenate(keys)
+    step = np.repeat([-1, 1], [keys[0].size, keys[1].size])
+    run_row, number = key // width, key % width
+    run_level = np.searchsorted(offsets, number, side="right") - 1
+    middle = ((number - offsets[run_level]) * 2 + 1) << run_level
+    first = middle - (step < 0)  # the leftward run starts at M - 1
+    order = np.argsort(-length, kind="stable")
+    length, step, first = length[order], step[order], first[order]
+    run_level, run_row = run_level[order], run_row[order]
+    if length.size == 0:
+        return (np.empty(0, dtype=np.int64),) * 3
+    counts = length.size - np.cumsum(np.bincount(length))[: length[0]]
+    begins = np.cumsum(counts) - counts
+    s = np.repeat(np.arange(counts.size), counts)
+    i = np.arange(s.size) - np.repeat(begins, counts)
+    positions = run_row[i] * K + first[i] + step[i] * s
+    return positions, run_level[i], counts
 
 
 def _running_sums(v, out, half, *, reverse=None):
@@ -174,17 +266,21 @@ def _running_sums(v, out, half, *, reverse=None):
     np.logaddexp.accumulate(blocks[:, :, 1, :], axis=2, out=target[:, :, 1, :])
 
 
-def _step_sums(v, table):
-    """The first ``len(table)`` levels of :class:`_RangeLogSums`' table, every run of
-    every level and row advanced by one vectorised ``logaddexp`` per step (:func:`_runs`):
-    the same terms in the same order as :func:`_running_sums`, so the same floats."""
-    positions, levels, counts = _runs(v.shape[1], table.shape[0])
-    sums = v.T.take(positions, axis=0)  # row r of v in column r
+def _step_sums(source, target, positions, levels, counts):
+    """Runs of :class:`_RangeLogSums`' table, every run advanced by one vectorised
+    ``logaddexp`` per step: the same terms in the same order as
+    :func:`_running_sums`, so the same floats.
+
+    ``(positions, levels, counts)`` are step-major (:func:`_runs`,
+    :func:`_needed_runs`); a run's terms are ``source[positions]`` and its sums go
+    to ``target[levels, positions]``.
+    """
+    sums = source.take(positions, axis=0)
     ends = np.cumsum(counts)
     for s in range(1, counts.size):  # step s: the s-th term of each run still going
         first, start, stop = ends[s - 2] if s > 1 else 0, ends[s - 1], ends[s]
         np.logaddexp(sums[first : first + stop - start], sums[start:stop], out=sums[start:stop])
-    table.transpose(0, 2, 1)[levels, positions] = sums
+    target[levels, positions] = sums
 
 
 @functools.lru_cache(maxsize=32)
@@ -252,6 +348,22 @@ def forward(bounds, targets, totals, rates, strict):
     return out
 
 
+def _table_max_magnitude(sums, covered):
+    """``|max|`` of the complete table of ``sums`` (a lazy :class:`_RangeLogSums` of
+    ``3 R`` rows, the row groups of :func:`forward_windowed`) per group row, or 0
+    where it cannot exceed ``covered``: then the complete table is not built (the
+    bounds of :meth:`_RangeLogSums.max_bounds`; its ``|max|`` is at most the larger
+    ``|.|`` of the two), and the largest magnitude is the same either way."""
+    R = covered.size
+    low, high = (bound.reshape(3, R).max(axis=0) for bound in sums.max_bounds())
+    with np.errstate(invalid="ignore"):  # -inf: an empty row, its |max| counts 0
+        reach = np.maximum(np.abs(low), np.abs(high))
+    if np.all(~np.isfinite(low) | (reach <= covered)):
+        return np.zeros(R)
+    table_max = _RangeLogSums(sums.v).max().reshape(3, R).max(axis=0)
+    return np.abs(table_max, where=np.isfinite(table_max), out=np.zeros(R))
+
+
 def forward_windowed(bounds, targets, totals, rates, strict):
     """:func:`forward` for rows of non-decreasing ``lo`` and ``hi``, all at once.
 
@@ -285,19 +397,19 @@ def forward_windowed(bounds, targets, totals, rates, strict):
         np.minimum(above, stops, out=above)
         rising, falling = ell[:, j - 1] + rate * hi, ell[:, j - 1] - rate * lo
         shift_low, shift_high = rate * (lo - t), rate * (hi - t)
-        sums = _RangeLogSums(np.concatenate([rising, ell[:, j - 1], falling]))
-        parts = sums(np.concatenate([zero, below, above]), np.concatenate([below, above, stops]))
-        parts = parts.reshape(3, R, K)
+        v = np.concatenate([rising, ell[:, j - 1], falling])
+        queries = (np.concatenate([zero, below, above]), np.concatenate([below, above, stops]))
+        sums = _RangeLogSums(v, queries)
+        parts = sums(*queries).reshape(3, R, K)
         parts[0] -= shift_low
         parts[2] += shift_high
         # the tables hold rising, ell and falling at level 0: their finite extremes
-        table_max = sums.max().reshape(3, R).max(axis=0)
         table_min = sums.min().reshape(3, R).min(axis=0)
         magnitude = np.max(
             [magnitude, np.abs(table_min, where=np.isfinite(table_min), out=np.zeros(R)),
-             np.abs(table_max, where=np.isfinite(table_max), out=np.zeros(R)),
              _finite_magnitude(shift_low, shift_high, parts.transpose(1, 0, 2))],
             axis=0,
         )  # fmt: skip
+        magnitude = np.maximum(magnitude, _table_max_magnitude(sums, magnitude))
         ell[:, j] = _log_column_sums(parts)
     return _finish(bounds, targets, totals, rates, ell, magnitude, _WINDOWED_MARGIN)

@@ -122,11 +122,14 @@ def grid_ranks(X, lower, upper, n_candidates):
     ``2**-53 (M + K (u - l) / (K - 1))`` of ``l + k (u - l) / (K - 1)``, which moves
     the breakpoints of ``p`` by as much times ``s``. Exact candidates at or below
     ``x`` number ``floor(p)``; so with ``delta = 2**-48 (2 M s + K + 2)`` (32 units,
-    room for every term) a value whose ``g`` has a fraction in ``[delta, 1 -
-    delta]`` has ``floor(g)`` candidates at or below it, and only the others (a
-    fraction ``2 delta`` of spread data, plus those outside the box or at a
-    candidate) are checked. A column whose ``delta`` exceeds ``2**-10`` (a box far
-    from 0 for its width) has every value checked.
+    room for every term) the guess is taken ``delta`` high (the shift ``fl(t +
+    delta)``, one more rounding of ``2**-53 (M s + 2)``), within ``delta`` of ``p +
+    delta``: a value whose guess has a fraction of at least ``2 delta`` has
+    ``floor(g)`` candidates at or below it (``p`` lies in ``(g - 2 delta, g)``),
+    and only the others (a fraction ``2 delta`` of spread data, plus those outside
+    the box or at a candidate) are checked, one comparison per value. A column
+    whose ``delta`` exceeds ``2**-10`` (a box far from 0 for its width) has every
+    value checked.
 
     Returns
     -------
@@ -175,8 +178,9 @@ def grid_ranks(X, lower, upper, n_candidates):
 def _guessed_ranks(X, candidates, lower, scale, cut):
     """:func:`grid_ranks` of ``X`` (unclipped) on strictly increasing ``candidates``.
 
-    ``cut``: the values whose guess lies within ``cut`` of an integer are checked
-    against the candidates (None: every value is).
+    ``cut``: the ``delta`` of :func:`grid_ranks` (the largest of the columns'); the
+    guesses are taken ``cut`` high and those with a fraction below ``2 cut`` are
+    checked against the candidates (None: every value is).
     """
     (n, d), K = X.shape, candidates.shape[1]
     # per feature: -inf, the candidates, +inf; a value with a candidates at or below
@@ -189,44 +193,55 @@ def _guessed_ranks(X, candidates, lower, scale, cut):
     base = np.arange(d, dtype=np.intp) * (K + 2)
     step = max(1, _CELLS // d)
     tile = min(step, n)
-    scales, shifts = np.tile(scale, tile), np.tile(1 - lower * scale, tile)
-    bases = np.tile(base.astype(float), tile)
+    shift = 1 - lower * scale + (0.0 if cut is None else cut)
+    scales, shifts, bases = np.tile(scale, tile), np.tile(shift, tile), np.tile(base, tile)
+    guess, whole = np.empty(tile * d), np.empty(tile * d)
+    cells = np.empty(tile * d, dtype=np.intp)
     histogram = np.zeros(d * (K + 2), dtype=np.int64)
     equal = np.zeros_like(histogram)
     for start in range(0, n, step):
         x = X[start : start + step].reshape(-1)
         m = x.size
-        guess = x * scales[:m]
-        guess += shifts[:m]
-        np.clip(guess, 0, K, out=guess)
-        whole = np.floor(guess)
-        if cut is not None:
-            guess -= whole  # the fraction, exactly
-            near = guess < cut
-            near |= guess > 1 - cut
-        whole += bases[:m]
-        a = whole.astype(np.intp)
-        at = np.flatnonzero(near) if cut is not None else np.arange(m)
+        g, w, a = guess[:m], whole[:m], cells[:m]
+        np.multiply(x, scales[:m], out=g)
+        g += shifts[:m]
+        np.clip(g, 0, K, out=g)  # >= 0: the conversion below truncates to the floor
+        np.floor(g, out=w)
+        np.copyto(a, w, casting="unsafe")
+        a += bases[:m]
+        if cut is None:
+            at = np.arange(m)
+        else:
+            g -= w  # the fraction, exactly
+            at = np.flatnonzero(g < 2 * cut)
         if at.size:
-            values, cells = x[at], a[at]
-            low = extended.take(cells)
-            wrong = (low > values) | (values >= following.take(cells))
-            if wrong.any():
-                fix = np.flatnonzero(wrong)
-                features = at[fix] % d
-                for j in np.unique(features):
-                    which = fix[features == j]
-                    position = np.searchsorted(candidates[j], values[which], side="right")
-                    cells[which] = base[j] + position
-                a[at] = cells
-                low = extended.take(cells)
-            ties = values == low
-            if ties.any():
-                equal += np.bincount(cells[ties], minlength=histogram.size)
-        histogram += np.bincount(a, minlength=histogram.size)
+            _check_cells(x, a, at, extended, following, candidates, base, equal)
+        np.add.at(histogram, a, 1)
     histogram, equal = histogram.reshape(d, K + 2), equal.reshape(d, K + 2)
     below = np.cumsum(histogram, axis=1)[:, :K]
     return below, below + equal[:, 1 : K + 1]
+
+
+def _check_cells(x, a, at, extended, following, candidates, base, equal):
+    """Check the cells ``a[at]`` of the values ``x[at]`` against the candidates, fix
+    the wrong ones by a binary search and count the values equal to a candidate in
+    ``equal`` (both in place)."""
+    d = base.size
+    values, cells = x[at], a[at]
+    low = extended.take(cells)
+    wrong = (low > values) | (values >= following.take(cells))
+    if wrong.any():
+        fix = np.flatnonzero(wrong)
+        features = at[fix] % d
+        for j in np.unique(features):
+            which = fix[features == j]
+            position = np.searchsorted(candidates[j], values[which], side="right")
+            cells[which] = base[j] + position
+        a[at] = cells
+        low = extended.take(cells)
+    ties = values == low
+    if ties.any():
+        equal += np.bincount(cells[ties], minlength=equal.size)
 
 
 def joint_quantiles(values, fractions, bounds, n_candidates, epsilon, rng):

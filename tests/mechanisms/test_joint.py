@@ -212,6 +212,92 @@ def test_range_sums_by_steps_are_those_of_one_accumulate_per_run(monkeypatch, te
         assert np.array_equal(sums.table, _accumulated_table(v))
 
 
+def test_table_of_its_queries_answers_as_the_complete_table():
+    # only the cells the queries read are built (run prefixes): the same answers bit
+    # for bit, on -inf entries, empty and one-value ranges, partial last blocks; the
+    # complete table's max lies in the bounds, and a partial table refuses max()
+    rng = np.random.default_rng(5)
+    for case in range(200):
+        rows, K = int(rng.integers(1, 7)), int(rng.choice([1, 2, 3, 5, 17, 64, 100, 257, 513]))
+        v = np.cumsum(rng.normal(size=(rows, K)) * rng.choice([0.1, 3.0, 100.0]), axis=1)
+        v[rng.random(v.shape) < (0.3 if case % 3 == 0 else 0.0)] = -np.inf
+        if case % 10 == 0:
+            v[0] = -np.inf
+        starts = rng.integers(0, K + 1, (rows, int(rng.integers(1, 3 * K))))
+        stops = np.minimum(starts + rng.integers(0, K + 1, starts.shape), K)
+        complete = forward_module._RangeLogSums(v)
+        partial = forward_module._RangeLogSums(v, (starts, stops))
+        assert np.array_equal(partial(starts, stops), complete(starts, stops))
+        low, high = partial.max_bounds()
+        exact = complete.max()
+        assert np.all((low <= exact) & (exact <= high) | np.isneginf(exact))
+        with pytest.raises(ValueError, match="its queries"):
+            partial.max()
+
+
+def test_table_max_is_skipped_only_where_it_cannot_raise_the_magnitude():
+    # the windowed program's largest magnitude, max(covered, |complete table's max|),
+    # is the same with the lazy answer, whether the bounds settle it or not
+    rng = np.random.default_rng(6)
+    for case in range(200):
+        R, K = int(rng.integers(1, 5)), int(rng.choice([2, 17, 100, 257]))
+        v = np.cumsum(rng.normal(size=(3 * R, K)) * rng.choice([0.01, 3.0, 100.0]), axis=1)
+        v += rng.normal(size=(3 * R, 1)) * rng.choice([1.0, 1e3])
+        if case % 7 == 0:
+            v[0] = -np.inf
+        top = forward_module._RangeLogSums(v).max().reshape(3, R).max(axis=0)
+        exact = np.abs(top, where=np.isfinite(top), out=np.zeros(R))
+        covered = exact * rng.uniform(0.98, 1.02, R) + rng.choice([0.0, 5.0], R)
+        sums = forward_module._RangeLogSums(
+            v, (np.zeros((3 * R, 1), int), np.ones((3 * R, 1), int))
+        )
+        found = forward_module._table_max_magnitude(sums, covered)
+        assert np.array_equal(np.maximum(covered, found), np.maximum(covered, exact))
+
+
+def _windowed_programs():
+    rng = np.random.default_rng(8)
+    found = []
+    for case in range(80):
+        R, K, m = int(rng.integers(1, 6)), int(rng.integers(48, 300)), int(rng.integers(1, 4))
+        lo, hi, targets, totals = _random_rows(rng, R, K, m)
+        rates = rng.choice([1e-4, 0.01, 0.3, 5.0], R)
+        found.append(forward((lo, hi), targets, totals, rates, bool(case % 2)))
+    return found
+
+
+def test_windowed_program_is_that_of_the_complete_tables(monkeypatch):
+    # the windowed program reads partial tables and skips the complete table's max
+    # where the other magnitudes cover it: the same programs, bit for bit, as with
+    # complete tables and their max (rates from tiny to huge, so both branches run)
+    partial = _windowed_programs()
+    table = forward_module._RangeLogSums
+
+    def exact_max(sums, covered):
+        top = sums.max().reshape(3, covered.size).max(axis=0)
+        return np.abs(top, where=np.isfinite(top), out=np.zeros(covered.size))
+
+    monkeypatch.setattr(forward_module, "_RangeLogSums", lambda v, queries=None: table(v))
+    monkeypatch.setattr(forward_module, "_table_max_magnitude", exact_max)
+    for fast, full in zip(partial, _windowed_programs(), strict=True):
+        for a, b in zip(fast, full, strict=True):
+            assert all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))
+
+
+def test_row_log_sums_are_those_of_each_row_as_a_column():
+    rng = np.random.default_rng(2)
+    for case in range(200):
+        R, K = int(rng.integers(1, 12)), int(rng.integers(1, 3000))
+        X = np.cumsum(rng.normal(size=(R, K)) * rng.choice([0.1, 3.0, 100.0]), axis=1)
+        X[rng.random(X.shape) < (0.3 if case % 4 == 0 else 0.0)] = -np.inf
+        if case % 10 == 0:
+            X[0] = -np.inf
+        rows = forward_module._log_row_sums(X)
+        for r in range(R):
+            column = forward_module._log_column_sums(X[r, :, np.newaxis])[0]
+            assert rows[r] == column or (np.isneginf(rows[r]) and np.isneginf(column))
+
+
 def test_windowed_program_gives_the_exact_law():
     # the backward draw's conditional laws, multiplied out from the windowed messages,
     # against enumeration: equal to ~1e-12
