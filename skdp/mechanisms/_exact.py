@@ -74,16 +74,37 @@ def _bernoulli_exp_neg_unit(numerator, denominator, rng):
     entries share the same ``k`` in each pass.
     """
     numerator = np.asarray(numerator, dtype=np.int64)
-    flat = numerator.reshape(-1)
-    first_failure = np.zeros(flat.size, dtype=np.int64)
-    undecided = np.arange(flat.size)
+    values = numerator.reshape(-1)  # those of the undecided entries, kept aligned
+    odd = np.zeros(values.size, dtype=bool)
+    undecided = np.arange(values.size)
     k = 1
     while undecided.size:
-        failed = rng.integers(0, denominator * k, size=undecided.size) >= flat[undecided]
-        first_failure[undecided[failed]] = k
+        failed = rng.integers(0, denominator * k, size=undecided.size) >= values
+        if k % 2:
+            odd[undecided[failed]] = True
+        running = ~failed
+        undecided, values = undecided[running], values[running]
+        k += 1
+    return odd.reshape(numerator.shape)
+
+
+def _exp_neg_one_coins(size, rng):
+    """``_bernoulli_exp_neg_unit(np.ones(size), 1, rng)``, the same draws with fewer calls.
+
+    Its step ``k = 1`` compares a uniform integer below 1 (always 0, drawn from no
+    bits: ``Generator.integers`` consumes nothing for a range of one value) with 1 and
+    never fails, so the passes start at ``k = 2``, where a draw fails when nonzero.
+    """
+    odd = np.zeros(size, dtype=bool)
+    undecided = np.arange(size)
+    k = 2
+    while undecided.size:
+        failed = rng.integers(0, k, size=undecided.size).astype(bool)
+        if k % 2:
+            odd[undecided[failed]] = True
         undecided = undecided[~failed]
         k += 1
-    return (first_failure % 2 == 1).reshape(numerator.shape)
+    return odd
 
 
 # A uniform V in [0, 20!) is below 20!/j! with chance exactly 1/j! (20!/j! is an
@@ -250,9 +271,14 @@ def _geometric_exp_neg_one(size, rng, batch=2):
     count = np.zeros(size, dtype=np.int64)
     pending = np.arange(size)
     while pending.size:
-        heads = _bernoulli_exp_neg_unit(np.ones((pending.size, batch)), 1, rng)
-        all_heads = heads.all(axis=1)
-        count[pending] += np.where(all_heads, batch, np.argmin(heads, axis=1))
+        heads = _exp_neg_one_coins(pending.size * batch, rng).reshape(pending.size, batch)
+        if batch == 2:  # heads before the first tail: h0 + h0 h1 (two columns: no reductions)
+            first = heads[:, 0]
+            all_heads = first & heads[:, 1]
+            count[pending] += first.astype(np.int64) + all_heads
+        else:
+            all_heads = heads.all(axis=1)
+            count[pending] += np.where(all_heads, batch, np.argmin(heads, axis=1))
         pending = pending[all_heads]
     return count
 
