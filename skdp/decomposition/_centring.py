@@ -52,9 +52,11 @@ def rowwise(operation, rows, tile, out):
     copies of it): ``_WIDE`` rows at a time as one long row where the arrays allow it
     (a ``d``-vector broadcast over the rows runs a loop of ``d`` values a row)."""
     m, d = rows.shape
-    if m % _WIDE == 0 and rows.flags.c_contiguous and out.flags.c_contiguous:
-        shape = (m // _WIDE, _WIDE * d)
-        operation(rows.reshape(shape), tile.reshape(-1), out=out.reshape(shape))
+    whole = m // _WIDE * _WIDE
+    if whole and rows.flags.c_contiguous and out.flags.c_contiguous:
+        shape = (whole // _WIDE, _WIDE * d)
+        operation(rows[:whole].reshape(shape), tile.reshape(-1), out=out[:whole].reshape(shape))
+        operation(rows[whole:], tile[0], out=out[whole:])
     else:
         operation(rows, tile[0], out=out)
     return out
@@ -107,10 +109,8 @@ class _Box:
                 yield first, block, 0
                 continue
             if self.buffer is None:
-                bounds = (self.lower, self.upper, self.origin)
-                self.tiles = [np.tile(b, (_WIDE, 1)) for b in bounds]
                 self.buffer = np.empty((self.rows, block.shape[1]))
-            lower, upper, origin = self.tiles
+            lower, upper, origin = self._tiles()
             rows = self.buffer[: block.shape[0]]
             clipped = 0
             few = self.few.get(index)
@@ -144,10 +144,17 @@ class _Box:
             np.take(self.X, indices, axis=0, out=rows)
         else:  # take() gathers F-ordered rows value by value
             rows[...] = self.X[indices]
-        np.minimum(np.maximum(rows, self.lower, out=rows), self.upper, out=rows)
+        lower, upper, origin = self._tiles()
+        rowwise(np.minimum, rowwise(np.maximum, rows, lower, rows), upper, rows)
         if self.shifted:
-            rows -= self.origin
+            rowwise(np.subtract, rows, origin, rows)
         return rows
+
+    def _tiles(self):
+        """The bounds and the origin as ``_WIDE`` rows each (for :func:`rowwise`)."""
+        if self.tiles is None:
+            self.tiles = [np.tile(b, (_WIDE, 1)) for b in (self.lower, self.upper, self.origin)]
+        return self.tiles
 
 
 @dataclass
@@ -236,42 +243,28 @@ class Centring:
         """``(how many, sum_i (1 - norm^2 / ||c_i||^2) c_i c_i^T)`` over the centred rows
         ``c_i`` longer than ``norm``.
 
-        With ``keys``: squares are ordered as their bit patterns, so a row longer than
-        ``norm`` has a key at least that of ``norm^2``; those rows only are read again
-        (by index, a block at a time) and their norms recomputed. Without: one pass
-        for ``||r_i||``, and only the rows with ``||r_i|| + ||s|| > norm`` (the
-        triangle inequality) are centred and measured.
+        Squares are ordered as their bit patterns, so a row longer than ``norm`` has a
+        key at least that of ``norm^2``; those rows only are read again (by index, a
+        block at a time) and their norms recomputed. The sum is ``A^T A`` with ``a_i =
+        sqrt(1 - norm^2 / ||c_i||^2) c_i`` (one symmetric product a block).
         """
         shift, bound = self._shift, norm**2
-        d = shift.size
+        d, key, step = shift.size, _keys(bound)[0], self.box.step
         found, correction = 0, np.zeros((d, d))
-
-        def correct(centred, squared):
-            nonlocal found
-            found += squared.size
-            excess = 1.0 - bound / squared
-            correction[...] += (centred * excess[:, np.newaxis]).T @ centred
-
-        if keys is not None:
-            key, step = _keys(bound)[0], self.box.step
-            buffer = np.empty((min(step, keys.size), d))
-            norms, cross = np.empty(buffer.shape[0]), np.empty(buffer.shape[0])
-            for start in range(0, keys.size, _NORMS):
-                taken = start + np.flatnonzero(keys[start : start + _NORMS] >= key)
-                for first in range(0, taken.size, step):
-                    rows = self.box.take(taken[first : first + step], buffer)
-                    squared = self._squared(rows, norms[: rows.shape[0]], cross)
-                    keep = squared > bound
-                    correct(rows[keep] - shift, squared[keep])
-            return found, correction
-        reach = norm - np.linalg.norm(shift)
-        for _, rows, _ in self.box.blocks():
-            raw = np.einsum("ij,ij->i", rows, rows)
-            candidates = np.flatnonzero(raw > reach**2) if reach > 0 else np.arange(raw.size)
-            centred = rows[candidates] - shift
-            squared = np.einsum("ij,ij->i", centred, centred)
-            keep = squared > bound
-            correct(centred[keep], squared[keep])
+        tile, buffer = np.tile(shift, (_WIDE, 1)), np.empty((min(step, keys.size), d))
+        norms, cross = np.empty(buffer.shape[0]), np.empty(buffer.shape[0])
+        for start in range(0, keys.size, _NORMS):
+            taken = start + np.flatnonzero(keys[start : start + _NORMS] >= key)
+            for first in range(0, taken.size, step):
+                rows = self.box.take(taken[first : first + step], buffer)
+                squared = self._squared(rows, norms[: rows.shape[0]], cross)
+                long = squared > bound
+                if not long.all():
+                    rows, squared = rows[long], squared[long]
+                found += squared.size
+                centred = rowwise(np.subtract, rows, tile, rows)
+                centred *= np.sqrt(1.0 - bound / squared)[:, np.newaxis]
+                correction += centred.T @ centred
         return found, correction
 
     def _weighted_scatter(self, norm):
@@ -312,9 +305,10 @@ class Centring:
         mean's offset from ``origin`` and ``S`` the exact sums, then for each row
         longer than ``norm`` (a :class:`~skdp.exceptions.ClippingWarning` says how
         many) its share ``(1 - norm^2 / ||r_i - s||^2)(r_i - s)(r_i - s)^T`` is taken
-        out, so ``Z`` has rows of L2 norm at most 1. ``keys`` (:meth:`norm_counts`),
-        when already computed, spare a pass. Without ``gram`` (a declared bound) the
-        rows' own weighted sum is formed in one pass (:meth:`_weighted_scatter`).
+        out, so ``Z`` has rows of L2 norm at most 1; the long rows are found by their
+        ``keys`` (:meth:`norm_counts`). Without ``gram`` or ``keys`` (a declared
+        bound) the rows' own weighted sum is formed in one pass instead
+        (:meth:`_weighted_scatter`).
 
         Rounding: the terms are of size ``M = tr(R^T R) + 2 ||S|| ||s|| + n ||s||^2``
         (relative to the box, which the rows lie in), their errors ``u M`` or so
@@ -327,7 +321,7 @@ class Centring:
         in the running time.
         """
         shift, n = self._shift, self.box.X.shape[0]
-        if self.gram is None or self._cancels(norm):
+        if self.gram is None or keys is None or self._cancels(norm):
             found, scatter = self._weighted_scatter(norm)
         else:
             cross = np.outer(self.sums, shift)
