@@ -1,10 +1,11 @@
 """The data pass of :class:`skdp.decomposition.PCA`: private mean, centring, scatter.
 
 No copy of ``X`` (its Notes, steps 2-4): ``X`` is read a block of rows at a time
-(:class:`_Box`, ``2^16`` values), each block clipped to the public box and shifted by
-its ``origin`` in a reused buffer only when a value lies outside the box or the origin
-is not 0. :func:`private_centring` adds up, in one pass, the clipped values' count,
-column sums and (with ``data_norm=None``) scatter ``R^T R``, and releases the noisy
+(:class:`~skdp.decomposition._clipped_rows.ClippedRows`, ``2^16`` values), each block
+clipped to the public box and shifted by its ``origin`` in a reused buffer only when a
+value lies outside the box or the origin is not 0. :func:`private_centring` adds up,
+in one pass, the clipped values' count, column sums and (with ``data_norm=None``)
+scatter ``R^T R``, and releases the noisy
 count and the noisy centred sums. With ``data_norm=None`` the returned
 :class:`Centring` counts the norms of the rows centred on the private mean for
 :func:`private_row_norm` (a second pass) and corrects the scatter for the rows longer
@@ -24,6 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from skdp.decomposition._clipped_rows import WIDE, ClippedRows, rowwise
 from skdp.exceptions import ClippingWarning
 from skdp.mechanisms import laplace
 from skdp.utils._bounds import NORM_QUANTILE, _expected, margin_quantile, norm_share
@@ -35,9 +37,6 @@ __all__ = ["Centring", "private_centring", "private_row_norm"]
 # the noisy mean's offset from the box midpoint is soft-thresholded at SHRINK times
 # the Laplace scale of its noise (post-processing; PCA's Notes)
 SHRINK = 2.0
-_CELLS = 2**16  # values per block of rows (512 kB: every step of a pass reads it from cache)
-_WIDE = 64  # rows of a block added at once into the column sums (a long axis-0 reduction)
-_FEW = 64  # a block of m rows with at most m / _FEW clipped values is re-read by a copy
 _MIN_NORM = 2.0**-30
 _NORMS = 2**16  # norms counted at a time (512 kB)
 # the formula of Centring.scatter serves while its terms stay below this many norm^2
@@ -45,116 +44,6 @@ _CANCELLATION = 2.0**30
 # a norm's key: the top 16 bits of its square (sign, exponent, 4 mantissa bits), the
 # last of its four uint16 words on a little-endian machine
 _KEY = 3 if sys.byteorder == "little" else 0
-
-
-def rowwise(operation, rows, tile, out):
-    """``operation(rows, v, out=out)`` for ``v`` a row, given as ``tile`` (``_WIDE``
-    copies of it): ``_WIDE`` rows at a time as one long row where the arrays allow it
-    (a ``d``-vector broadcast over the rows runs a loop of ``d`` values a row)."""
-    m, d = rows.shape
-    whole = m // _WIDE * _WIDE
-    if whole and rows.flags.c_contiguous and out.flags.c_contiguous:
-        shape = (whole // _WIDE, _WIDE * d)
-        operation(rows[:whole].reshape(shape), tile.reshape(-1), out=out[:whole].reshape(shape))
-        operation(rows[whole:], tile[0], out=out[whole:])
-    else:
-        operation(rows, tile[0], out=out)
-    return out
-
-
-class _Box:
-    """``X`` read a block of rows at a time as ``clip(X, lower, upper) - origin``.
-
-    A block lies in the box when its extremes lie within the tightest bounds (two
-    reductions instead of the compares); it is then read as it is (a view of ``X``)
-    when ``origin`` is 0. Otherwise it is clipped (``maximum`` then ``minimum``
-    against the bounds tiled to the block, the values of :func:`numpy.clip`) and
-    shifted in one reused buffer. Which blocks lie in the box is found by the first
-    pass and remembered; after a block outside the box, the next one is clipped
-    without the two reductions and lies in the box when nothing changed. The first
-    pass also remembers the rows of a block with few clipped values (at most one per
-    ``_FEW`` rows): later passes copy that block and clip those rows only (the same
-    values, one operation a value instead of two).
-    """
-
-    def __init__(self, X, lower, upper, origin):
-        n, d = X.shape
-        self.X, self.lower, self.upper, self.origin = X, lower, upper, origin
-        self.step = max(_WIDE, _CELLS // max(d, 1) // _WIDE * _WIDE)
-        self.rows = min(self.step, n)
-        self.tiles = self.buffer = None  # made when a block needs them
-        self.tightest = lower.max(), upper.min()
-        self.shifted = bool(np.any(origin))
-        self.inside = []
-        self.few = {}  # a block's rows with a value outside the box, when they are few
-
-    def blocks(self, start=0, stop=None, *, count=False):
-        """``(first row, rows, values clipped or 0)`` of the blocks in ``[start, stop)``.
-
-        ``start`` is a multiple of ``step``; the rows may be the buffer, overwritten by
-        the next block. ``count`` counts the clipped values (the first pass).
-        """
-        stop = self.X.shape[0] if stop is None else stop
-        for first in range(start, stop, self.step):
-            block = self.X[first : min(first + self.step, stop)]
-            index = first // self.step
-            if index == len(self.inside):
-                if count and self.inside and not self.inside[-1]:
-                    self.inside.append(None)  # likely outside too: the clipped count decides
-                else:
-                    low, high = self.tightest
-                    inside = block.size == 0 or (block.min() >= low and block.max() <= high)
-                    self.inside.append(inside)
-            if self.inside[index] and not self.shifted:
-                yield first, block, 0
-                continue
-            if self.buffer is None:
-                self.buffer = np.empty((self.rows, block.shape[1]))
-            lower, upper, origin = self._tiles()
-            rows = self.buffer[: block.shape[0]]
-            clipped = 0
-            few = self.few.get(index)
-            if self.inside[index] or few is not None:
-                if self.shifted:
-                    rowwise(np.subtract, block, origin, rows)
-                else:
-                    np.copyto(rows, block)
-                if few is not None:  # a later pass: only these rows leave the box
-                    rows[few] = np.minimum(np.maximum(block[few], self.lower), self.upper)
-                    if self.shifted:
-                        rows[few] -= self.origin
-            else:
-                rowwise(np.minimum, rowwise(np.maximum, block, lower, rows), upper, rows)
-                if count:
-                    changed = rows != block
-                    clipped = int(np.count_nonzero(changed))
-                    if 0 < clipped <= rows.shape[0] // _FEW:
-                        self.few[index] = np.flatnonzero(changed) // rows.shape[1]
-                if self.inside[index] is None:
-                    self.inside[index] = clipped == 0
-                if self.shifted:
-                    rowwise(np.subtract, rows, origin, rows)
-            yield first, rows, clipped
-
-    def take(self, indices, out):
-        """``clip(X[indices], lower, upper) - origin`` into ``out`` (the values of
-        :meth:`blocks`; a reused array: a new one costs its page faults)."""
-        rows = out[: indices.size]
-        if self.X.flags.c_contiguous:
-            np.take(self.X, indices, axis=0, out=rows)
-        else:  # take() gathers F-ordered rows value by value
-            rows[...] = self.X[indices]
-        lower, upper, origin = self._tiles()
-        rowwise(np.minimum, rowwise(np.maximum, rows, lower, rows), upper, rows)
-        if self.shifted:
-            rowwise(np.subtract, rows, origin, rows)
-        return rows
-
-    def _tiles(self):
-        """The bounds and the origin as ``_WIDE`` rows each (for :func:`rowwise`)."""
-        if self.tiles is None:
-            self.tiles = [np.tile(b, (_WIDE, 1)) for b in (self.lower, self.upper, self.origin)]
-        return self.tiles
 
 
 @dataclass
@@ -177,7 +66,7 @@ class Centring:
     gram : ndarray of shape (n_features, n_features) or None
         Their exact ``R^T R`` (never released); None when not added up
         (:meth:`scatter` then makes one dense pass).
-    box : _Box
+    box : ClippedRows
         The reader of the rows.
     """
 
@@ -186,7 +75,7 @@ class Centring:
     origin: np.ndarray
     sums: np.ndarray
     gram: np.ndarray | None
-    box: _Box
+    box: ClippedRows
 
     @property
     def _shift(self):
@@ -251,7 +140,7 @@ class Centring:
         shift, bound = self._shift, norm**2
         d, key, step = shift.size, _keys(bound)[0], self.box.step
         found, correction = 0, np.zeros((d, d))
-        tile, buffer = np.tile(shift, (_WIDE, 1)), np.empty((min(step, keys.size), d))
+        tile, buffer = np.tile(shift, (WIDE, 1)), np.empty((min(step, keys.size), d))
         norms, cross = np.empty(buffer.shape[0]), np.empty(buffer.shape[0])
         for start in range(0, keys.size, _NORMS):
             taken = start + np.flatnonzero(keys[start : start + _NORMS] >= key)
@@ -274,7 +163,7 @@ class Centring:
         a block)."""
         shift, bound, box = self._shift, norm**2, self.box
         found, scatter = 0, np.zeros((shift.size, shift.size))
-        tile, squared, centred = np.tile(shift, (_WIDE, 1)), np.empty(box.rows), None
+        tile, squared, centred = np.tile(shift, (WIDE, 1)), np.empty(box.rows), None
         for _, rows, _ in box.blocks():
             m = rows.shape[0]
             if rows.base is not box.buffer:  # a view of X: centred into a buffer of its own
@@ -371,20 +260,20 @@ def private_centring(
     n, d = X.shape
     centre, half = (lower + upper) / 2.0, (upper - lower) / 2.0
     origin = np.where(np.all((lower <= 0) & (upper >= 0)), 0.0, centre)
-    box = _Box(X, lower, upper, origin)
+    box = ClippedRows(X, lower, upper, origin)
     gram = np.zeros((d, d)) if gram else None
-    wide, tail, count = np.zeros(_WIDE * d), np.zeros(d), 0
+    wide, tail, count = np.zeros(WIDE * d), np.zeros(d), 0
     for _, rows, clipped in box.blocks(count=True):
         count += clipped
         if gram is not None:
             gram += rows.T @ rows
-        whole = rows.shape[0] // _WIDE * _WIDE  # a multiple of _WIDE rows: one long axis
-        wide += rows[:whole].reshape(-1, _WIDE * d).sum(axis=0)
+        whole = rows.shape[0] // WIDE * WIDE  # a multiple of WIDE rows: one long axis
+        wide += rows[:whole].reshape(-1, WIDE * d).sum(axis=0)
         if whole < rows.shape[0]:
             tail += np.einsum("ij->j", rows[whole:])
     if count:
         warn_clipped(count, X.size, stacklevel=stacklevel + 1)
-    sums = wide.reshape(_WIDE, d).sum(axis=0) + tail
+    sums = wide.reshape(WIDE, d).sum(axis=0) + tail
     weight = d * epsilon_count / epsilon_sums
     exact = np.concatenate([[weight * n], (sums - n * (centre - origin)) / half])
     noisy = laplace(

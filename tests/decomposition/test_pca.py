@@ -14,6 +14,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import scale
 
 import skdp.decomposition._centring as centring_module
+import skdp.decomposition._clipped_rows as clipped_rows_module
 from skdp.accounting import PrivacyLedger, privacy_spent
 from skdp.decomposition import PCA
 from skdp.decomposition._centring import private_centring
@@ -230,7 +231,7 @@ def test_the_scatter_is_that_of_the_clipped_centred_rows(box, gram, given_keys):
 def test_the_blocks_add_up_to_the_clipped_rows(monkeypatch, box):
     """Blocks of 128 rows, some inside the box and some not, a tail of 40 rows: the
     same count of clipped values, sums, R^T R, norms and scatter as the whole array."""
-    monkeypatch.setattr(centring_module, "_CELLS", 512)
+    monkeypatch.setattr(clipped_rows_module, "CELLS", 512)
     rng = np.random.default_rng(1)
     X = rng.uniform(box[0] + 0.1, box[1] - 0.1, size=(1000, 4))
     X[rng.choice(np.arange(256, 1000), 30)] *= 3.0  # the first two blocks stay inside
@@ -262,7 +263,7 @@ def test_blocks_with_few_clipped_values_are_read_again_as_the_clipped_rows(monke
     """A block with at most one clipped value per 64 rows is remembered by its rows and
     read again by a copy with those rows clipped: exactly the values of clip(X) - origin;
     a block with more is clipped whole again."""
-    monkeypatch.setattr(centring_module, "_CELLS", 2048)  # blocks of 512 rows of 4
+    monkeypatch.setattr(clipped_rows_module, "CELLS", 2048)  # blocks of 512 rows of 4
     rng = np.random.default_rng(4)
     X = rng.uniform(box[0] + 0.1, box[1] - 0.1, size=(2000, 4))
     X[[3, 700, 701, 1500]] += 10.0 * np.array([1.0, -1.0, 0.0, 1.0])  # blocks 0, 1, 2
