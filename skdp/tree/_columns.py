@@ -24,8 +24,10 @@ from skdp.tree._attributes import (
     NumericAttribute,
     OrderedCategoricalAttribute,
 )
+from skdp.tree._counting import compact
+from skdp.tree._records import EncodedColumns, numeric_column
 from skdp.utils._stats import as_dask_array, is_dask_collection, require_public, sum_blocks
-from skdp.utils.validation import clip_to_bounds, resolve_bounds, resolve_classes, warn_clipped
+from skdp.utils.validation import resolve_bounds, resolve_classes, warn_clipped
 
 
 def as_frame(X, estimator_name="DPDecisionTree"):
@@ -100,12 +102,16 @@ class Columns:
         return list(self._encoded(frame, clip_warning))
 
     def encode_matrix(self, frame, *, clip_warning=False):
-        """:meth:`encode`'s columns as one Fortran-ordered float array, filled a column at
-        a time: a fit then holds one copy of its records, not two."""
-        matrix = np.empty((len(frame), len(self.names)), order="F")
-        for j, values in enumerate(self._encoded(frame, clip_warning)):
-            matrix[:, j] = values
-        return matrix
+        """:meth:`encode`'s columns as :class:`~skdp.tree._records.EncodedColumns`: a
+        float64 numeric column with nothing clipped is the caller's own (no copy),
+        categorical codes take one or two bytes a record."""
+        encoded = [
+            values if attribute.kind == "numeric" else compact(values)
+            for attribute, values in zip(
+                self.attributes, self._encoded(frame, clip_warning), strict=True
+            )
+        ]
+        return EncodedColumns(encoded, len(frame))
 
     def _encoded(self, frame, clip_warning):
         if frame.shape[1] != len(self.names):
@@ -122,9 +128,8 @@ class Columns:
             else:
                 values = _numbers(column, self.names[j])
                 low, high = attribute.intervals[0]
-                if clip_warning:
-                    values = clip_to_bounds(values, low, high, name=f"column {self.names[j]!r}")
-                yield attribute.encode(values)
+                name = f"column {self.names[j]!r}"
+                yield attribute.encode(numeric_column(values, low, high, name, clip_warning))
 
 
 def _numbers(column, name):

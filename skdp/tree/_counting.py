@@ -23,10 +23,19 @@ OCCUPIED_PER_ROW = 2
 
 def numeric_gains(counts):
     """``(..., bins, K)`` counts -> ``(..., bins)``: the majority gain of splitting
-    after each bin (left: the bins up to it, right: the rest)."""
-    left = np.cumsum(counts, axis=-2)
-    total = left[..., -1:, :]
-    return left.max(axis=-1) + (total - left).max(axis=-1) - total.max(axis=-1)
+    after each bin (left: the bins up to it, right: the rest).
+
+    int32 counts (of fewer than ``2**30`` records: every sum below fits) are summed in
+    int32, and the right side's counts overwrite the left's: one temporary the size of
+    ``counts``.
+    """
+    left = np.cumsum(counts, axis=-2, dtype=np.int32 if counts.dtype == np.int32 else np.int64)
+    total = left[..., -1:, :].copy()
+    gains = left.max(axis=-1)
+    np.subtract(total, left, out=left)  # the right side
+    gains += left.max(axis=-1)
+    gains -= total.max(axis=-1)
+    return gains
 
 
 def categorical_gains(counts):
@@ -35,10 +44,14 @@ def categorical_gains(counts):
 
 
 def _by_position(found, position, size):
-    """Per-cell gains summed by the position of the cell's concept (``size`` of them)."""
-    total = np.zeros((size, *found.shape[1:]), dtype=np.int64)
+    """Per-cell gains summed by the position of the cell's concept (``size`` of them).
+
+    Summed in the gains' own type (int32 gains of fewer than ``2**30`` records add up
+    to at most that many; ``np.add.at`` is several times slower when it must cast).
+    """
+    total = np.zeros((size, *found.shape[1:]), dtype=found.dtype)
     np.add.at(total, position, found)
-    return total
+    return total.astype(np.int64, copy=False)
 
 
 def sparse_gains(tensor, gain, n_bins, k, size, suffix):
@@ -50,12 +63,15 @@ def sparse_gains(tensor, gain, n_bins, k, size, suffix):
     position = cells // suffix % size
     width = (n_bins,) if gain is numeric_gains else ()
     total = np.zeros((size, *width), dtype=np.int64)
-    step = max(1, _CHUNK // (n_bins * k))
+    # a chunk of dense counts holds about as many entries as there are keys (each a
+    # record at least), not _CHUNK: the gains' temporaries stay the size of the records
+    step = max(1, min(_CHUNK, OCCUPIED_PER_ROW * tensor.keys.size) // (n_bins * k))
+    dtype = np.int32 if tensor.counts.sum() < 2**30 else np.int64
     for g0 in range(0, cells.size, step):
         g1 = min(g0 + step, cells.size)
         # keys are sorted: the records of cells g0..g1 are one slice
         lo, hi = np.searchsorted(group, [g0, g1])
-        dense = np.zeros((g1 - g0, n_bins * k), dtype=np.int64)
+        dense = np.zeros((g1 - g0, n_bins * k), dtype=dtype)
         dense[group[lo:hi] - g0, rest[lo:hi]] = tensor.counts[lo:hi]
         total += _by_position(gain(dense.reshape(-1, n_bins, k)), position[g0:g1], size)
     return total
@@ -135,6 +151,7 @@ class LevelCounter:
         self.n_cells = math.prod(self.sizes)
         self.maps = position_maps(attributes, cache)
         self.tensors = [(a, self.maps[a].n_bins) for a in tensors]
+        self._tensor_set = set(tensors)
         self.dense_limit = dense_limit
         self._cache, self._attributes = cache, (attributes if cache is not None else None)
 
@@ -150,24 +167,30 @@ class LevelCounter:
         y = np.asarray(y, dtype=np.int64)
         k = self.n_classes
         cell = np.zeros(y.size, dtype=np.int64)
-        positions = []
+        positions, early = [], {}
         for j, (values, size) in enumerate(zip(self.maps, self.sizes, strict=True)):
-            positions.append(
-                self._read("position", j, lambda v=values, j=j: v.position(encoded[:, j]))
-            )
+            column = _Column(encoded, j)
+            positions.append(self._read("position", j, lambda v=values, c=column: v.position(c())))
+            if self._cache is not None and j in self._tensor_set:
+                # the cache keeps the bins anyway: read them while the column is at hand
+                early[j] = self._read("bin", j, lambda m=values, c=column, j=j:
+                                      m.bin(c(), positions[j]))  # fmt: skip
+            del column
             cell *= size
             cell += positions[j]
         found = [self._count(cell * k + y, self.n_cells * k)]
         occupied = self._occupied(cell) if self._cache is not None else None
         room = max(self.dense_limit, OCCUPIED_PER_ROW * y.size)
         for a, n_bins in self.tensors:
-            bins = self._read("bin", a, lambda a=a: self.maps[a].bin(encoded[:, a], positions[a]))
+            bins = early.pop(a, None)
+            if bins is None:
+                bins = self.maps[a].bin(encoded[:, a], positions[a])
             if occupied is not None and occupied[0].size * n_bins * k <= room:
                 cells, index = occupied
                 flat = (index * n_bins + bins) * k + y
                 counts = np.bincount(flat, minlength=cells.size * n_bins * k)
                 del flat  # counts of at most n records: int32 holds them in half the room
-                counts = counts.astype(np.int32 if y.size < 2**31 else np.int64)
+                counts = counts.astype(np.int32 if y.size < 2**30 else np.int64)
                 found.append(OccupiedCounts(cells, counts.reshape(-1, n_bins, k)))
             else:
                 found.append(
@@ -189,6 +212,19 @@ class LevelCounter:
         if size <= self.dense_limit:
             return np.bincount(flat, minlength=size)
         return SparseCounts(flat)
+
+
+class _Column:
+    """Column ``j`` of ``encoded``, made contiguous once when first called (a view of
+    the caller's rows is strided; every search would otherwise copy it)."""
+
+    def __init__(self, encoded, j):
+        self.encoded, self.j, self.values = encoded, j, None
+
+    def __call__(self):
+        if self.values is None:
+            self.values = np.ascontiguousarray(self.encoded[:, self.j])
+        return self.values
 
 
 def compact(values):

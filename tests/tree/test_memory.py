@@ -1,13 +1,19 @@
-"""What a numpy fit of DPDecisionTree holds per record: one encoded copy of X, compact
-cached positions and bins, int32 count tensors (scikit-learn's tree holds about 100
-bytes per record of 10 float columns: a float32 copy, the labels and an index)."""
+"""What a numpy fit of DPDecisionTree holds per record: no copy of float columns that
+need no clipping, compact codes, cached positions and bins, int32 count tensors and
+gains (scikit-learn's tree holds about 100 bytes per record of 10 float columns: a
+float32 copy, the labels and an index)."""
 
 import tracemalloc
+import warnings
 
 import numpy as np
+import pandas as pd
+import pytest
 
+from skdp.exceptions import ClippingWarning
 from skdp.tree import DPDecisionTree
-from skdp.tree._counting import LevelCounter, RecordCache, compact
+from skdp.tree._columns import as_frame, split_columns
+from skdp.tree._counting import LevelCounter, RecordCache, compact, numeric_gains
 from skdp.tree._specialization import Specializer
 
 N, D = 5_000, 10
@@ -28,15 +34,54 @@ def peak_bytes_per_record(model, X, y):
         tracemalloc.stop()
 
 
-def test_a_fit_holds_about_two_copies_of_the_records_at_most():
-    # X itself is the caller's; 10 float64 columns are 80 bytes a record. The fit holds
-    # the encoded copy (80), the labels (8), a byte per cached position and bin, and a
-    # level's temporaries (about 30): about 190 a record at this size with the fixed
-    # costs. It held about 540 (a pandas copy of X, the encoded columns twice, int64
-    # caches).
+def test_a_fit_holds_no_copy_of_float_columns_inside_their_bounds():
+    # X itself is the caller's; 10 float64 columns are 80 bytes a record. The fit reads
+    # them in place and holds the labels (8), a byte per cached position and bin, and a
+    # level's temporaries: about 107 a record at this size with the fixed costs. It held
+    # about 187 with an encoded float copy of X, 540 before that (a pandas copy of X,
+    # the encoded columns twice, int64 caches).
     X, y = _data()
     tree = DPDecisionTree(n_levels=4, bounds=(-1.0, 1.0), classes=[0, 1], random_state=0)
-    assert peak_bytes_per_record(tree, X, y) < 300
+    assert peak_bytes_per_record(tree, X, y) < 140
+
+
+def _encoded(X, bounds, **params):
+    tree = DPDecisionTree(bounds=bounds, classes=[0, 1], **params)
+    frame = as_frame(X)
+    columns, _ = split_columns(tree, frame, from_frame=isinstance(X, pd.DataFrame))
+    return columns.encode_matrix(frame, clip_warning=True)
+
+
+def test_encoded_columns_are_views_unless_clipped_and_codes_are_small():
+    X, _ = _data()
+    X[:3, 1] = [5.0, -7.0, 1.0]  # two values of column 1 outside [-1, 1]
+    before = X.copy()
+    with pytest.warns(ClippingWarning, match="2 of 5000"):
+        encoded = _encoded(X, (-1.0, 1.0))
+    assert encoded.shape == X.shape
+    views = [np.shares_memory(encoded[:, j], X) for j in range(D)]
+    assert views == [j != 1 for j in range(D)]
+    assert np.array_equal(encoded[:, 1], np.clip(X[:, 1], -1.0, 1.0))
+    assert np.array_equal(X, before)  # never written
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no bounds: nothing clipped, nothing said
+        assert all(np.shares_memory(c, X) for c in _encoded(X, None).columns)
+    frame = pd.DataFrame({"c": pd.Categorical(list("abcab") * 3), "x": np.arange(15.0)})
+    encoded = _encoded(frame, None)
+    assert encoded[:, 0].dtype == np.uint8 and list(encoded[:, 0][:5]) == [0, 1, 2, 0, 1]
+    with pytest.raises(IndexError):
+        encoded[:5, 0]
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+def test_numeric_gains_match_the_formula_in_their_own_type(dtype):
+    counts = np.random.default_rng(1).integers(0, 50, size=(7, 9, 3)).astype(dtype)
+    left = np.cumsum(counts.astype(np.int64), axis=-2)
+    total = left[..., -1:, :]
+    expected = left.max(axis=-1) + (total - left).max(axis=-1) - total.max(axis=-1)
+    found = numeric_gains(counts)
+    assert found.dtype == dtype
+    assert np.array_equal(found, expected)
 
 
 def test_the_cache_keeps_positions_and_bins_in_the_smallest_type():
