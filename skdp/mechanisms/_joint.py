@@ -44,7 +44,7 @@ import numpy as np
 
 from skdp.accounting import record_spend
 from skdp.mechanisms._exact import _rational_at_most
-from skdp.mechanisms._joint_forward import block_scores, forward
+from skdp.mechanisms._joint_forward import forward
 from skdp.mechanisms._rng import check_random_state
 from skdp.utils.validation import check_epsilon, check_sensitivity
 
@@ -67,20 +67,22 @@ def _integer_weights(x, bits):
     """``floor(2**bits exp(x - max x)) + 1`` (0 where ``x`` is -inf): never 0 elsewhere."""
     e = np.exp(x - x.max())
     weights = np.floor(np.ldexp(e, bits)).astype(np.int64) + 1
-    weights[np.isneginf(x)] = 0
+    weights[x == -np.inf] = 0
     return weights
 
 
 def _draw(weights, rng):
-    """An index drawn with probability exactly ``weights / weights.sum()``."""
+    """An index drawn with probability exactly ``weights / weights.sum()``, and that sum."""
     cumulative = np.cumsum(weights)
-    return int(np.searchsorted(cumulative, rng.integers(0, cumulative[-1]), side="right"))
+    total = int(cumulative[-1])
+    return int(np.searchsorted(cumulative, rng.integers(0, total), side="right")), total
 
 
-def _bracket(y, digits):
+def _bracket(y_num, y_den, digits):
     """Integer pairs ``(a, b)`` and ``(c, e)`` with ``a / b <= exp(-y) <= c / e``.
 
-    ``y`` (a rational) is bracketed by directed roundings ``y_low <= y <= y_high``, at
+    ``y = y_num / y_den`` (a rational, in any terms) is bracketed by directed
+    roundings ``y_low <= y <= y_high``, at
     most one unit of the last digit apart: ``y_high - y_low <= t = 10**(k + 2 -
     digits)`` with ``k`` the decimal exponent of ``y_low`` (ten times that unit). One
     correctly rounded ``E = exp(-y_low)`` (:meth:`decimal.Decimal.exp` rounds half
@@ -90,7 +92,7 @@ def _bracket(y, digits):
     ``t = 0`` when ``y_low = 0``, which only ``y = 0`` rounds to).
     """
     down = Context(prec=digits, rounding=ROUND_FLOOR, Emin=MIN_EMIN, Emax=MAX_EMAX)
-    y_low = down.divide(Decimal(y.numerator), Decimal(y.denominator))
+    y_low = down.divide(Decimal(y_num), Decimal(y_den))  # correctly rounded: any terms
     e_num, e_den = down.exp(-y_low).as_integer_ratio()
     scale = 10 ** (digits - 1)
     high = (e_num * (scale + 1), e_den * scale)
@@ -103,7 +105,13 @@ def _bracket(y, digits):
 
 
 def _bernoulli_scaled_exp(rho, y, rng):
-    """Exact Bernoulli(``rho exp(-y)``) for rationals ``rho > 0`` and ``y`` (capped at 1).
+    """Exact Bernoulli(``rho exp(-y)``) for rationals ``rho > 0`` and ``y`` (capped at 1)."""
+    return _scaled_exp_coin(rho.numerator, rho.denominator, y.numerator, y.denominator, rng)
+
+
+def _scaled_exp_coin(p, q, y_num, y_den, rng):
+    """Exact Bernoulli(``(p / q) exp(-y_num / y_den)``), capped at 1, from integers
+    (``p, q, y_den > 0``, in any terms: only the rationals' values count).
 
     Compares a uniform, drawn 32 bits at a time, with brackets of the probability that
     tighten until one side is certain (after one round unless the two nearly meet:
@@ -111,10 +119,9 @@ def _bernoulli_scaled_exp(rho, y, rng):
     ``(u + 1) / 2**bits <= rho a / b`` and ``u / 2**bits >= rho c / e``.
     """
     u, bits, digits = 0, 0, 20
-    p, q = rho.numerator, rho.denominator
     while True:
         u, bits = (u << 32) | int(rng.integers(0, 2**32)), bits + 32
-        (a, b), (c, e) = _bracket(y, digits)
+        (a, b), (c, e) = _bracket(y_num, y_den, digits)
         if (u + 1) * q * b <= (p * a) << bits:
             return True
         if u * q * e >= (p * c) << bits:
@@ -284,10 +291,11 @@ def joint_exponential_batch(
     sensitivities = [check_sensitivity(s) for s in np.broadcast_to(sensitivities, (R,))]
     epsilons = [check_epsilon(e) for e in np.broadcast_to(epsilons, (R,))]
     rng = check_random_state(random_state)
-    rates = [
-        Fraction(*_rational_at_most(Fraction(e) / (2 * Fraction(s))))  # exact in float64
-        for e, s in zip(epsilons, sensitivities, strict=True)
-    ]
+    exact = {
+        (e, s): Fraction(*_rational_at_most(Fraction(e) / (2 * Fraction(s))))  # float64-exact
+        for e, s in set(zip(epsilons, sensitivities, strict=True))
+    }
+    rates = [exact[e, s] for e, s in zip(epsilons, sensitivities, strict=True)]
     programs = forward((lo, hi), targets, totals, np.array([float(r) for r in rates]), strict)
     out = np.empty((R, m), dtype=np.int64)
     for r in range(R):
@@ -300,25 +308,28 @@ def joint_exponential_batch(
 
 def _sample(program, bounds, targets, total, rate, strict, rng):
     """One exact draw by rejection from the proposal of ``program`` (:func:`forward`)."""
-    K, m = bounds[0].size, targets.size - 1
+    (lo, hi), K, m = bounds, bounds[0].size, targets.size - 1
     ell, last, log_z, slack = program
     bits = 61 - K.bit_length()  # K (2**bits + 1) < 2**62: exact int64 sums
     margin = slack * (m + 1) + m * K * 2.0**-bits
-    log_bound = Fraction(log_z + margin)  # M = exp(log_bound) >= exp(-r S) / Q everywhere
+    # M = exp(log_z + margin) >= exp(-r S) / Q everywhere; log M as an exact ratio
+    bound_num, bound_den = float(log_z + margin).as_integer_ratio()
+    rate_num, rate_den, step_rate = rate.numerator, rate.denominator, float(rate)
     while True:
-        ratio, out = Fraction(1), np.empty(m, dtype=np.int64)
+        p, q, out = 1, 1, np.empty(m, dtype=np.int64)  # 1 / Q(out) = p / q
         x = last
         for j in range(m - 1, -1, -1):
             weights = _integer_weights(x, bits)
-            out[j] = _draw(weights, rng)
-            ratio *= Fraction(int(weights.sum()), int(weights[out[j]]))  # 1 / Q step
-            if j:
-                following = (bounds[0][out[j], None], bounds[1][out[j], None])
-                scores = block_scores(bounds, following, targets[j])[:, 0]
-                x = ell[j - 1] - float(rate) * scores
+            out[j], weight_sum = _draw(weights, rng)
+            p, q = p * weight_sum, q * int(weights[out[j]])
+            if j:  # block_scores of every candidate against out[j]
+                t = targets[j]
+                scores = np.maximum(np.maximum(lo[out[j]] - hi - t, t - hi[out[j]] + lo), 0)
+                x = ell[j - 1] - step_rate * scores.astype(float)
                 x[out[j] if strict else out[j] + 1 :] = -np.inf
         score = sequence_score(bounds, targets, total, out)
-        if _bernoulli_scaled_exp(ratio, rate * score + log_bound, rng):
+        y_num = rate_num * score * bound_den + bound_num * rate_den  # r S + log M
+        if _scaled_exp_coin(p, q, y_num, rate_den * bound_den, rng):
             return out
 
 

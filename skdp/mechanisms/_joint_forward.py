@@ -123,21 +123,24 @@ class _RangeLogSums:
     (positive terms, no cancellation), so its round-off is that of a sum of at most
     ``K`` terms.
 
-    With ``queries`` (the ``(starts, stops)`` that will be asked), only the cells
-    those ranges read are built: each a running sum, the run from its half-block's
-    middle up to the farthest cell read (:func:`_needed_runs`), with the same terms
-    in the same order as the whole table, so the same floats; the other cells are
-    left unset and :meth:`max` is refused.
+    With ``queries`` (the ``(starts, stops)`` that will be asked, answered by
+    :meth:`answers`), only the cells those ranges read are built (unless
+    ``complete``): each a running sum, the run from its half-block's middle up to
+    the farthest cell read (:func:`_needed_runs`), with the same terms in the same
+    order as the whole table, so the same floats; the other cells are left unset
+    and :meth:`max` is refused.
     """
 
-    def __init__(self, v, queries=None):
+    def __init__(self, v, queries=None, *, complete=None):
         rows, K = v.shape
         self.v = v
         self.table = np.empty((max(1, (K - 1).bit_length()), rows, K))
-        self.complete = queries is None
+        self.complete = queries is None if complete is None else complete
+        if queries is not None:
+            self._queries = queries[0].shape, _cells(*queries)
         if not self.complete:
-            runs = _needed_runs(self.table.shape, *_cells(*queries))
-            _step_sums(v.reshape(-1), self.table.reshape(self.table.shape[0], -1), *runs)
+            flat = self.table.reshape(self.table.shape[0], -1)
+            _grouped_sums(v.reshape(-1), flat, *_needed_runs(self.table.shape, *self._queries[1]))
             return
         # levels of half-blocks of at most v.size / _TERMS_PER_CALL terms, where a
         # call per run costs more than its terms, all at once (_step_sums); the
@@ -182,8 +185,15 @@ class _RangeLogSums:
     def __call__(self, starts, stops):
         """Row ``r``'s sums over ``[starts[r, c], stops[r, c])``, shape of ``starts``
         (with ``queries``, only those given)."""
-        some, row, a, b, level = _cells(starts, stops)
-        out = np.full(starts.shape, -np.inf)
+        return self._answer(starts.shape, _cells(starts, stops))
+
+    def answers(self):
+        """``self(*queries)`` of the ``queries`` the table was built for."""
+        return self._answer(*self._queries)
+
+    def _answer(self, shape, cells):
+        some, row, a, b, level = cells
+        out = np.full(shape, -np.inf)
         value = self.v[row, a]
         split = a != b
         level, row, a, b = level[split], row[split], a[split], b[split]
@@ -207,13 +217,17 @@ def _cells(starts, stops):
 
 
 def _needed_runs(shape, some, row, a, b, level):
-    """The runs of :class:`_RangeLogSums`' table the ranges ``[a, b]`` read, cut at the
-    farthest cell read: ``(positions, levels, counts)`` as :func:`_runs` gives them,
-    positions flat in a row-major ``(rows, K)`` (rows too, for ``v`` of many rows).
+    """The runs of :class:`_RangeLogSums`' table the ranges ``[a, b]`` read, as
+    ``(firsts, steps, lengths, levels)``: each run's first position, flat in a
+    row-major ``(rows, K)``, its direction (-1 or 1), the number of its terms to sum
+    and its table level.
 
     A range with ``a < b`` at ``level`` reads the run leftwards from the middle ``M``
     (``b`` with its low ``level`` bits cleared) down to ``a``, and the run rightwards
-    from ``M`` up to ``b``: ``M - a`` and ``b - M + 1`` terms.
+    from ``M`` up to ``b``: ``M - a`` and ``b - M + 1`` terms. Each run's length is
+    rounded up to a power of two, or to the run's whole extent (``2**level``, less
+    for a rightward run cut by ``K``), so that few distinct lengths remain
+    (:func:`_grouped_sums`); the extra cells are those of the complete table.
     """
     n_levels, rows, K = shape
     split = a != b
@@ -224,30 +238,39 @@ def _needed_runs(shape, some, row, a, b, level):
     offsets = np.cumsum([0, *((K + (1 << k)) >> (k + 1) for k in range(n_levels))])
     width = int(offsets[-1])
     key = row * width + offsets[level] + (middle >> (level + 1))
-    lengths = []
+    needs = []
     for reach in (middle - a, b - middle + 1):
         need = np.zeros(rows * width, dtype=np.int64)
         np.maximum.at(need, key, reach)
-        lengths.append(need)
-    keys = [np.flatnonzero(need) for need in lengths]
-    length = np.concatenate([lengths[0][keys[0]], lengths[1][keys[1]]])
+        needs.append(need)
+    keys = [np.flatnonzero(need) for need in needs]
+    length = np.concatenate([needs[0][keys[0]], needs[1][keys[1]]])
     key = np.concatenate(keys)
     step = np.repeat([-1, 1], [keys[0].size, keys[1].size])
     run_row, number = key // width, key % width
     run_level = np.searchsorted(offsets, number, side="right") - 1
     middle = ((number - offsets[run_level]) * 2 + 1) << run_level
-    first = middle - (step < 0)  # the leftward run starts at M - 1
-    order = np.argsort(-length, kind="stable")
-    length, step, first = length[order], step[order], first[order]
-    run_level, run_row = run_level[order], run_row[order]
-    if length.size == 0:
-        return (np.empty(0, dtype=np.int64),) * 3
-    counts = length.size - np.cumsum(np.bincount(length))[: length[0]]
-    begins = np.cumsum(counts) - counts
-    s = np.repeat(np.arange(counts.size), counts)
-    i = np.arange(s.size) - np.repeat(begins, counts)
-    positions = run_row[i] * K + first[i] + step[i] * s
-    return positions, run_level[i], counts
+    extent = np.where(step < 0, 1 << run_level, np.minimum(1 << run_level, K - middle))
+    length = np.minimum(1 << np.ceil(np.log2(length)).astype(np.int64), extent)
+    first = run_row * K + middle - (step < 0)  # the leftward run starts at M - 1
+    return first, step, length, run_level
+
+
+def _grouped_sums(source, target, firsts, steps, lengths, levels):
+    """The runs of :func:`_needed_runs` summed into ``target`` (``(n_levels, rows *
+    K)``, flat :class:`_RangeLogSums` table) from ``source`` (``v`` flat): one
+    ``logaddexp.accumulate`` over all the runs of each length, the same terms in the
+    same order as :func:`_running_sums`, so the same floats."""
+    order = np.argsort(lengths, kind="stable")
+    firsts, steps, lengths, levels = firsts[order], steps[order], lengths[order], levels[order]
+    distinct, begins = np.unique(lengths, return_index=True)
+    ends = [*begins[1:].tolist(), lengths.size][: begins.size]
+    for length, begin, end in zip(distinct.tolist(), begins.tolist(), ends, strict=True):
+        positions = firsts[begin:end, np.newaxis] + steps[begin:end, np.newaxis] * np.arange(
+            length
+        )
+        sums = np.logaddexp.accumulate(source.take(positions), axis=1)
+        target[levels[begin:end, np.newaxis], positions] = sums
 
 
 def _running_sums(v, out, half, *, reverse=None):
@@ -400,7 +423,7 @@ def forward_windowed(bounds, targets, totals, rates, strict):
         v = np.concatenate([rising, ell[:, j - 1], falling])
         queries = (np.concatenate([zero, below, above]), np.concatenate([below, above, stops]))
         sums = _RangeLogSums(v, queries)
-        parts = sums(*queries).reshape(3, R, K)
+        parts = sums.answers().reshape(3, R, K)
         parts[0] -= shift_low
         parts[2] += shift_high
         # the tables hold rising, ell and falling at level 0: their finite extremes
