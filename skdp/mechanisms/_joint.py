@@ -64,16 +64,17 @@ def _as_integers(values, name):
 
 
 def _integer_weights(x, bits):
-    """``floor(2**bits exp(x - max x)) + 1`` (0 where ``x`` is -inf): never 0 elsewhere."""
-    e = np.exp(x - x.max())
+    """``floor(2**bits exp(x - max x)) + 1`` (0 where ``x`` is -inf): never 0 elsewhere;
+    along the last axis (row by row, the floats of each row alone)."""
+    e = np.exp(x - x.max(axis=-1, keepdims=True))
     weights = np.floor(np.ldexp(e, bits)).astype(np.int64) + 1
     weights[x == -np.inf] = 0
     return weights
 
 
-def _draw(weights, rng):
-    """An index drawn with probability exactly ``weights / weights.sum()``, and that sum."""
-    cumulative = np.cumsum(weights)
+def _draw(cumulative, rng):
+    """An index drawn with probability exactly ``weights / weights.sum()`` from the
+    weights' running sums, and that sum."""
     total = int(cumulative[-1])
     return int(np.searchsorted(cumulative, rng.integers(0, total), side="right")), total
 
@@ -297,36 +298,42 @@ def joint_exponential_batch(
     }
     rates = [exact[e, s] for e, s in zip(epsilons, sensitivities, strict=True)]
     programs = forward((lo, hi), targets, totals, np.array([float(r) for r in rates]), strict)
+    # the last step's proposal of every row at once (each row's floats as alone)
+    bits = 61 - K.bit_length()  # K (2**bits + 1) < 2**62: exact int64 sums
+    last = np.cumsum(_integer_weights(np.stack([p[1] for p in programs]), bits), axis=1)
     out = np.empty((R, m), dtype=np.int64)
     for r in range(R):
         record_spend(epsilons[r], mechanism="joint_exponential")
         out[r] = _sample(
-            programs[r], (lo[r], hi[r]), targets[r], int(totals[r]), rates[r], bool(strict), rng
-        )
+            programs[r], last[r], (lo[r], hi[r]), targets[r], int(totals[r]), rates[r],
+            bool(strict), rng,
+        )  # fmt: skip
     return out
 
 
-def _sample(program, bounds, targets, total, rate, strict, rng):
-    """One exact draw by rejection from the proposal of ``program`` (:func:`forward`)."""
+def _sample(program, first, bounds, targets, total, rate, strict, rng):
+    """One exact draw by rejection from the proposal of ``program`` (:func:`forward`);
+    ``first``: the running sums of its last step's integer weights."""
     (lo, hi), K, m = bounds, bounds[0].size, targets.size - 1
-    ell, last, log_z, slack = program
-    bits = 61 - K.bit_length()  # K (2**bits + 1) < 2**62: exact int64 sums
+    ell, _, log_z, slack = program
+    bits = 61 - K.bit_length()
     margin = slack * (m + 1) + m * K * 2.0**-bits
     # M = exp(log_z + margin) >= exp(-r S) / Q everywhere; log M as an exact ratio
     bound_num, bound_den = float(log_z + margin).as_integer_ratio()
     rate_num, rate_den, step_rate = rate.numerator, rate.denominator, float(rate)
     while True:
         p, q, out = 1, 1, np.empty(m, dtype=np.int64)  # 1 / Q(out) = p / q
-        x = last
+        cumulative = first
         for j in range(m - 1, -1, -1):
-            weights = _integer_weights(x, bits)
-            out[j], weight_sum = _draw(weights, rng)
-            p, q = p * weight_sum, q * int(weights[out[j]])
+            out[j], weight_sum = _draw(cumulative, rng)
+            chosen = cumulative[out[j]] - (cumulative[out[j] - 1] if out[j] else 0)
+            p, q = p * weight_sum, q * int(chosen)
             if j:  # block_scores of every candidate against out[j]
                 t = targets[j]
                 scores = np.maximum(np.maximum(lo[out[j]] - hi - t, t - hi[out[j]] + lo), 0)
                 x = ell[j - 1] - step_rate * scores.astype(float)
                 x[out[j] if strict else out[j] + 1 :] = -np.inf
+                cumulative = np.cumsum(_integer_weights(x, bits))
         score = sequence_score(bounds, targets, total, out)
         y_num = rate_num * score * bound_den + bound_num * rate_den  # r S + log M
         if _scaled_exp_coin(p, q, y_num, rate_den * bound_den, rng):

@@ -238,16 +238,14 @@ def _needed_runs(shape, some, row, a, b, level):
     offsets = np.cumsum([0, *((K + (1 << k)) >> (k + 1) for k in range(n_levels))])
     width = int(offsets[-1])
     key = row * width + offsets[level] + (middle >> (level + 1))
-    needs = []
-    for reach in (middle - a, b - middle + 1):
-        need = np.zeros(rows * width, dtype=np.int64)
-        np.maximum.at(need, key, reach)
-        needs.append(need)
-    keys = [np.flatnonzero(need) for need in needs]
-    length = np.concatenate([needs[0][keys[0]], needs[1][keys[1]]])
-    key = np.concatenate(keys)
-    step = np.repeat([-1, 1], [keys[0].size, keys[1].size])
-    run_row, number = key // width, key % width
+    # leftward runs' keys, then rightward ones' (shifted by rows * width)
+    need = np.zeros(2 * rows * width, dtype=np.int64)
+    np.maximum.at(need, np.concatenate([key, key + rows * width]),
+                  np.concatenate([middle - a, b - middle + 1]))  # fmt: skip
+    key = np.flatnonzero(need)
+    length = need[key]
+    step = np.where(key < rows * width, -1, 1)
+    run_row, number = key // width % rows, key % width
     run_level = np.searchsorted(offsets, number, side="right") - 1
     middle = ((number - offsets[run_level]) * 2 + 1) << run_level
     extent = np.where(step < 0, 1 << run_level, np.minimum(1 << run_level, K - middle))

@@ -28,6 +28,7 @@ __all__ = [
 # the joint method puts every q on one denominator: their lcm, or this one if larger
 MAX_DENOMINATOR = 10_000
 _CELLS = 2**15  # values per block of grid_ranks (a few hundred kB of temporaries)
+_TWO_52_BITS = int(np.float64(2.0**52).view(np.int64))
 _SORTED_BELOW = 4096  # rows under which sorting each column costs less than the tables
 # a box whose guesses may round by more (far from 0 for its width) checks every value
 _MAX_SLACK = 2.0**-10
@@ -194,7 +195,10 @@ def _guessed_ranks(X, candidates, lower, scale, cut):
     step = max(1, _CELLS // d)
     tile = min(step, n)
     shift = 1 - lower * scale + (0.0 if cut is None else cut)
-    scales, shifts, bases = np.tile(scale, tile), np.tile(shift, tile), np.tile(base, tile)
+    scales, shifts = np.tile(scale, tile), np.tile(shift, tile)
+    # an integer w in [0, K] plus 2**52 + base is exact, its bits 0x433 << 52 plus w +
+    # base: the cell index without a float-to-int conversion
+    bases = np.tile(base + 2.0**52, tile)
     guess, whole = np.empty(tile * d), np.empty(tile * d)
     cells = np.empty(tile * d, dtype=np.intp)
     histogram = np.zeros(d * (K + 2), dtype=np.int64)
@@ -205,15 +209,15 @@ def _guessed_ranks(X, candidates, lower, scale, cut):
         g, w, a = guess[:m], whole[:m], cells[:m]
         np.multiply(x, scales[:m], out=g)
         g += shifts[:m]
-        np.clip(g, 0, K, out=g)  # >= 0: the conversion below truncates to the floor
+        np.clip(g, 0, K, out=g)
         np.floor(g, out=w)
-        np.copyto(a, w, casting="unsafe")
-        a += bases[:m]
         if cut is None:
             at = np.arange(m)
         else:
             g -= w  # the fraction, exactly
             at = np.flatnonzero(g < 2 * cut)
+        w += bases[:m]
+        np.subtract(w.view(np.int64), _TWO_52_BITS, out=a)
         if at.size:
             _check_cells(x, a, at, extended, following, candidates, base, equal)
         np.add.at(histogram, a, 1)

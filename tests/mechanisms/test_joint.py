@@ -12,6 +12,7 @@ import skdp.mechanisms._joint_forward as forward_module
 from skdp import PrivacyLedger
 from skdp.mechanisms._joint import (
     _bernoulli_scaled_exp,
+    _integer_weights,
     joint_exponential,
     joint_exponential_batch,
     sequence_score,
@@ -284,6 +285,17 @@ def test_windowed_program_is_that_of_the_complete_tables(monkeypatch):
     for fast, full in zip(partial, _windowed_programs(), strict=True):
         for a, b in zip(fast, full, strict=True):
             assert all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))
+
+
+def test_integer_weights_of_rows_are_those_of_each_row_alone():
+    rng = np.random.default_rng(3)
+    for case in range(100):
+        R, K = int(rng.integers(1, 12)), int(rng.integers(1, 3000))
+        x = np.cumsum(rng.normal(size=(R, K)) * rng.choice([0.1, 3.0, 100.0]), axis=1)
+        x[rng.random(x.shape) < (0.3 if case % 4 == 0 else 0.0)] = -np.inf
+        x[:, rng.integers(0, K)] = rng.normal()  # a finite entry in every row
+        rows = _integer_weights(x, 50)
+        assert all(np.array_equal(rows[r], _integer_weights(x[r], 50)) for r in range(R))
 
 
 def test_row_log_sums_are_those_of_each_row_as_a_column():
