@@ -9,6 +9,7 @@ import pytest
 from scipy.stats import chi2
 
 import skdp.mechanisms._joint_forward as forward_module
+import skdp.mechanisms._range_sums as range_module
 from skdp import PrivacyLedger
 from skdp.mechanisms._joint import (
     _bernoulli_scaled_exp,
@@ -188,10 +189,10 @@ def _accumulated_table(v):
     for level in range(table.shape[0]):
         half = 1 << level
         full = K // (2 * half) * 2 * half
-        forward_module._running_sums(v[:, :full], table[level, :, :full], half)
+        range_module._running_sums(v[:, :full], table[level, :, :full], half)
         for start in range(full, K, half):
             stop = min(start + half, K)
-            forward_module._running_sums(v[:, start:stop], table[level, :, start:stop],
+            range_module._running_sums(v[:, start:stop], table[level, :, start:stop],
                                          stop - start, reverse=start == full)  # fmt: skip
     return table
 
@@ -201,7 +202,7 @@ def test_range_sums_by_steps_are_those_of_one_accumulate_per_run(monkeypatch, te
     # the table's short levels advance all runs one term per call: the same floats,
     # bit for bit, as accumulating each run (1: every level by steps; 10**9: only
     # level 0), on -inf entries, empty rows and partial last blocks
-    monkeypatch.setattr(forward_module, "_TERMS_PER_CALL", terms_per_call)
+    monkeypatch.setattr(range_module, "_TERMS_PER_CALL", terms_per_call)
     rng = np.random.default_rng(1)
     for case in range(150):
         rows, K = int(rng.integers(1, 8)), int(rng.choice([1, 2, 3, 5, 8, 17, 64, 100, 257]))
@@ -209,7 +210,7 @@ def test_range_sums_by_steps_are_those_of_one_accumulate_per_run(monkeypatch, te
         v[rng.random(v.shape) < (0.3 if case % 3 == 0 else 0.0)] = -np.inf
         if case % 10 == 0:
             v[0] = -np.inf
-        sums = forward_module._RangeLogSums(v)
+        sums = range_module._RangeLogSums(v)
         assert np.array_equal(sums.table, _accumulated_table(v))
 
 
@@ -226,8 +227,8 @@ def test_table_of_its_queries_answers_as_the_complete_table():
             v[0] = -np.inf
         starts = rng.integers(0, K + 1, (rows, int(rng.integers(1, 3 * K))))
         stops = np.minimum(starts + rng.integers(0, K + 1, starts.shape), K)
-        complete = forward_module._RangeLogSums(v)
-        partial = forward_module._RangeLogSums(v, (starts, stops))
+        complete = range_module._RangeLogSums(v)
+        partial = range_module._RangeLogSums(v, (starts, stops))
         assert np.array_equal(partial(starts, stops), complete(starts, stops))
         low, high = partial.max_bounds()
         exact = complete.max()
@@ -246,12 +247,10 @@ def test_table_max_is_skipped_only_where_it_cannot_raise_the_magnitude():
         v += rng.normal(size=(3 * R, 1)) * rng.choice([1.0, 1e3])
         if case % 7 == 0:
             v[0] = -np.inf
-        top = forward_module._RangeLogSums(v).max().reshape(3, R).max(axis=0)
+        top = range_module._RangeLogSums(v).max().reshape(3, R).max(axis=0)
         exact = np.abs(top, where=np.isfinite(top), out=np.zeros(R))
         covered = exact * rng.uniform(0.98, 1.02, R) + rng.choice([0.0, 5.0], R)
-        sums = forward_module._RangeLogSums(
-            v, (np.zeros((3 * R, 1), int), np.ones((3 * R, 1), int))
-        )
+        sums = range_module._RangeLogSums(v, (np.zeros((3 * R, 1), int), np.ones((3 * R, 1), int)))
         found = forward_module._table_max_magnitude(sums, covered)
         assert np.array_equal(np.maximum(covered, found), np.maximum(covered, exact))
 
