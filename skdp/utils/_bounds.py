@@ -150,8 +150,8 @@ def estimate_bounds(X, *, epsilon, tier=1, n_noisy=None, random_state=None, fini
     epsilon (at least ``2**16`` rows and ``1000 / epsilon_scan``: 133,333 rows for an
     estimator at ``epsilon = 1`` on 10 features, whose bounds take 10% and each scan
     ``0.0075``); the quantile rule then reads the expected size
-    ``rate n~``. One sort per column (of the subsample) gives both the scan's
-    ranks and the sign counts (:func:`~skdp.utils._bounds_scan.column_counts`).
+    ``rate n~``. One pass over the rows read gives every column's scan ranks and
+    sign counts (:func:`~skdp.utils._bounds_counts.feature_counts`, no sort).
 
     Privacy: ``epsilon``-DP under add/remove of one row (sequential composition of the
     scans and histograms; one row moves each scanned statistic by one value and each
