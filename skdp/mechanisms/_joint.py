@@ -55,6 +55,11 @@ _MAX_RANK = 2**50  # ranks, targets and their differences stay exact in float64
 
 
 def _as_integers(values, name):
+    array = np.asarray(values)
+    if np.issubdtype(array.dtype, np.signedinteger):  # integers already: only the range
+        if not np.all((array > -_MAX_RANK) & (array < _MAX_RANK)):
+            raise ValueError(f"{name} must stay below {_MAX_RANK:.3g} in absolute value")
+        return array.astype(np.int64)
     array = np.asarray(values, dtype=float)
     if not np.all(np.isfinite(array)) or not np.all(array == np.round(array)):
         raise ValueError(f"{name} must be finite integers")

@@ -148,11 +148,10 @@ def grid_ranks(X, lower, upper, n_candidates):
     X = np.asarray(X, dtype=float)
     lower, upper = np.asarray(lower, dtype=float), np.asarray(upper, dtype=float)
     (n, d), K = X.shape, int(n_candidates)
-    candidates = [np.linspace(lo, hi, K) for lo, hi in zip(lower, upper, strict=True)]
+    candidates = _feature_grids(lower, upper, K)
     if n < _SORTED_BELOW:
         ranks = [_sorted_ranks(X[:, j], candidates[j]) for j in range(d)]
         return tuple(np.array(r, dtype=np.int64).reshape(d, K) for r in zip(*ranks, strict=True))
-    candidates = np.array(candidates)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         scale = (K - 1) / (upper - lower)
         # rounding of the guess and of the candidates, in candidate steps (above)
@@ -174,6 +173,17 @@ def grid_ranks(X, lower, upper, n_candidates):
         below[columns, 0] = 0  # nothing clipped is below the box
         at_or_below[columns, -1] = n  # everything clipped is at or below its top
     return below, at_or_below
+
+
+def _feature_grids(lower, upper, K):
+    """Row ``j``: ``np.linspace(lower[j], upper[j], K)``, the floats of one call per
+    feature; in one call unless a step is 0 (then numpy's array call computes every
+    row another way)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        steps = (upper - lower) / max(K - 1, 1)
+    if K > 1 and np.all(steps != 0):
+        return np.linspace(lower, upper, K, axis=1)
+    return np.array([np.linspace(lo, hi, K) for lo, hi in zip(lower, upper, strict=True)])
 
 
 def _guessed_ranks(X, candidates, lower, scale, cut):

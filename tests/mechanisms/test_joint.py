@@ -139,6 +139,9 @@ def test_bad_arguments_are_refused_before_any_charge():
     cases = [
         ({"ranks": [0.5, 1]}, "ranks must be finite integers"),
         ({"ranks": [0, np.nan]}, "ranks must be finite integers"),
+        ({"ranks": np.array([0, 2**50], dtype=np.int64)}, "ranks must stay below"),
+        ({"ranks": np.array([-(2**62), 0], dtype=np.int64)}, "ranks must stay below"),
+        ({"ranks": [0.0, 2.0**50]}, "ranks must stay below"),
         ({"targets": [3]}, "targets must hold"),
         ({"ranks": np.zeros(5000)}, "candidates"),
         ({"upper_ranks": [0, 1]}, "same"),

@@ -138,3 +138,19 @@ def test_grid_ranks_check_only_the_values_near_a_candidate_and_stay_exact(monkey
             assert np.array_equal(below[j], np.searchsorted(ordered, grid, side="left"))
             assert np.array_equal(at_or_below[j], np.searchsorted(ordered, grid, side="right"))
     assert None in checked and any(cut is not None and cut < 1e-9 for cut in checked)
+
+
+def test_feature_grids_are_one_linspace_per_feature():
+    from skdp.utils._joint_quantiles import _feature_grids
+
+    rng = np.random.default_rng(12)
+    for case in range(200):
+        d, K = int(rng.integers(1, 12)), int(rng.choice([1, 2, 3, 100, 181, 257, 513]))
+        lower = rng.normal(size=d) * 10.0 ** rng.uniform(-3, 300, d)
+        upper = lower + 10.0 ** rng.uniform(-3, 3, d) * np.abs(lower).clip(1)
+        if case % 3 == 0:  # a width of a few denormals: its step is 0
+            K = int(rng.choice([100, 181, 257]))
+            lower[0], upper[0] = 0.0, 5e-324 * int(rng.integers(1, 40))
+        grids = _feature_grids(lower, upper, K)
+        for j in range(d):
+            assert np.array_equal(grids[j], np.linspace(lower[j], upper[j], K))
