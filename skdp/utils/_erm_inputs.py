@@ -11,8 +11,12 @@ maps it into ``[-1, 1]`` (:class:`ColumnScaling`; the norm bound is then
    (:func:`skdp.utils._bounds.noisy_count`, sensitivity 1);
 2. when ``n~`` says per-feature bounds are cheap (tier 1 of
    :func:`skdp.utils._bounds.bounds_share` at a share of at most ``SCALE_MAX_SHARE``),
-   that share on private per-feature bounds (:func:`skdp.utils._bounds.estimate_bounds`),
-   which clip every column and map it into ``[-1, 1]`` (:class:`ColumnScaling`).
+   that share on private per-feature bounds
+   (:func:`skdp.utils._bounds.estimate_bounds_spending`: a column of mostly zeros
+   whose box collapsed is rescanned over its nonzero values, with at most
+   ``SPARSE_BUDGET`` of what the count, the bounds and the norm leave, added to the
+   bounds' share), which clip every column and map it into ``[-1, 1]``
+   (:class:`ColumnScaling`).
    Unscaled mixed-unit features make the row norm track the largest-unit column (on
    Adult, ``fnlwgt``: the model then predicts the majority class); scaled, every
    feature counts. Otherwise nothing;
@@ -46,8 +50,9 @@ import numpy as np
 from skdp.utils._bounds import (
     COUNT_SHARE,
     NORM_QUANTILE,
+    SPARSE_BUDGET,
     bounds_share,
-    estimate_bounds,
+    estimate_bounds_spending,
     margin_quantile,
     noisy_count,
     norm_share,
@@ -237,14 +242,19 @@ def private_row_inputs(X, data_norm, *, epsilon, rng, bounds=None, stacklevel=2)
     n_noisy = noisy_count(X.shape[0], epsilon=split["n_samples"], random_state=rng)
     share, tier = bounds_share(n_noisy, epsilon, X.shape[1])
     candidates = {}
+    norm_spend = norm_share(n_noisy, epsilon) * epsilon
     if tier == 1 and share <= SCALE_MAX_SHARE:
-        split["bounds"] = share * epsilon
-        lower, upper = estimate_bounds(  # X validated finite: no check of its own
-            X, epsilon=split["bounds"], tier=1, n_noisy=n_noisy, random_state=rng, finite=True
-        )
+        # a sparse column's rescan takes at most SPARSE_BUDGET of what the count, the
+        # bounds and the norm leave
+        left = epsilon - split["n_samples"] - share * epsilon - norm_spend
+        lower, upper, rescans = estimate_bounds_spending(  # X validated finite
+            X, epsilon=share * epsilon, tier=1, n_noisy=n_noisy,
+            sparse_budget=SPARSE_BUDGET * left, random_state=rng, finite=True,
+        )  # fmt: skip
+        split["bounds"] = share * epsilon + rescans
         out.scale_columns(ColumnScaling(lower, upper), stacklevel=stacklevel + 1)
         candidates["candidates"] = _unit_grid(X.shape[1])  # rows in [-1, 1]^d
-    split["data_norm"] = norm_share(n_noisy, epsilon) * epsilon
+    split["data_norm"] = norm_spend
     if out.squares is None:
         out.squares = row_squares(X)[0]
     norms = np.sqrt(out.squares)

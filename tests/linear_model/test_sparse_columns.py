@@ -1,0 +1,38 @@
+"""A column of mostly zeros under private defaults: the linear models' private bounds
+rescan it over its nonzero values (skdp.utils._bounds_sparse) instead of clipping it
+to a box of about 2**-30, and the rescan's spend is part of the bounds' share."""
+
+import numpy as np
+import pytest
+
+from skdp.linear_model import ObjectivePerturbationLogistic
+from skdp.svm import PrivateSVM
+
+pytestmark = pytest.mark.filterwarnings("ignore::skdp.exceptions.ClippingWarning")
+
+
+def _sparse_data(n=3000):
+    # 97% zeros, the rest in [1, 100] and larger in class 1
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 2, n)
+    sparse = np.where(rng.random(n) < 0.03, rng.uniform(1, 100, n) * (1 + y), 0.0)
+    return np.column_stack([rng.normal(y, 1.0), sparse]), y
+
+
+@pytest.mark.parametrize("Estimator", [ObjectivePerturbationLogistic, PrivateSVM])
+def test_a_sparse_column_keeps_the_box_of_its_nonzero_values(Estimator):
+    X, y = _sparse_data()
+    for seed in range(5):
+        model = Estimator(classes=[0, 1], random_state=seed).fit(X, y)
+        assert 10 <= model.bounds_[1][1] <= 250, model.bounds_  # not about 2**-30
+        assert model.epsilon_split_["bounds"] > 0.1
+        assert model.privacy_spent_.epsilon == pytest.approx(1.0, abs=1e-12)
+
+
+def test_without_a_sparse_column_nothing_is_rescanned():
+    X, y = _sparse_data()
+    dense = ObjectivePerturbationLogistic(classes=[0, 1], random_state=0).fit(X[:, :1], y)
+    rescanned = ObjectivePerturbationLogistic(classes=[0, 1], random_state=0).fit(X, y)
+    assert 0 < dense.epsilon_split_["bounds"] <= 0.1 + 1e-12  # SCALE_MAX_SHARE
+    assert rescanned.epsilon_split_["bounds"] > dense.epsilon_split_["bounds"] + 0.05
+    assert dense.privacy_spent_.epsilon == pytest.approx(1.0, abs=1e-12)
