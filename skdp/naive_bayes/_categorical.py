@@ -18,7 +18,12 @@ from skdp.naive_bayes._categories import (
 )
 from skdp.naive_bayes._counts import category_counts, noisy_class_counts, pooled_class_count
 from skdp.naive_bayes._priors import check_priors
-from skdp.utils._bounds import bounds_share, estimate_bounds, warn_public_bounds
+from skdp.utils._bounds import (
+    SPARSE_BUDGET,
+    bounds_share,
+    estimate_bounds_spending,
+    warn_public_bounds,
+)
 from skdp.utils._numeric_input import validate_numeric_data
 from skdp.utils.validation import (
     EPSILON_CONSTRAINT,
@@ -57,7 +62,8 @@ class CategoricalNB(DifferentialPrivacyMixin, ClassifierMixin, BaseEstimator):
         values rounded to the nearest one; any other gets ten equal-width bins of the
         box. Values outside the box go to the nearest category with a
         :class:`~skdp.exceptions.ClippingWarning`. None estimates the box privately
-        (:func:`skdp.utils._bounds.estimate_bounds`, 98% quantiles), with a share of
+        (:func:`skdp.utils._bounds.estimate_bounds_spending`, 98% quantiles; a column
+        of mostly zeros is rescanned over its nonzero values), with a share of
         epsilon sized by the total of the noisy class counts, or the public fallback
         ``[-100, 100]`` with a warning when that is too small. Must be None when
         ``categories`` is given.
@@ -252,11 +258,15 @@ class CategoricalNB(DifferentialPrivacyMixin, ClassifierMixin, BaseEstimator):
         )
         n_noisy = max(int(class_count.sum()), 1)
         share, tier = bounds_share(n_noisy, epsilon, d)
-        box = estimate_bounds(
-            X, epsilon=share * epsilon, tier=tier, n_noisy=n_noisy, random_state=rng
-        )
+        # a sparse column's rescan takes at most SPARSE_BUDGET of what is left
+        left = epsilon - epsilon_class - share * epsilon
+        lower, upper, rescans = estimate_bounds_spending(
+            X, epsilon=share * epsilon, tier=tier, n_noisy=n_noisy,
+            sparse_budget=SPARSE_BUDGET * left, random_state=rng,
+        )  # fmt: skip
+        box = (lower, upper)
         warn_public_bounds(tier, epsilon=epsilon, n_noisy=n_noisy, bounds=box, stacklevel=4)
-        split = {"bounds": share * epsilon, "class_counts": epsilon_class}
+        split = {"bounds": share * epsilon + rescans, "class_counts": epsilon_class}
         return auto_encoding(*box, self.max_categories), split, class_count
 
     @_fit_context(prefer_skip_nested_validation=True)
