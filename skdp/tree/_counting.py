@@ -172,29 +172,34 @@ class LevelCounter:
             column = _Column(encoded, j)
             positions.append(self._read("position", j, lambda v=values, c=column: v.position(c())))
             if self._cache is not None and j in self._tensor_set:
-                # the cache keeps the bins anyway: read them while the column is at hand
-                early[j] = self._read("bin", j, lambda m=values, c=column, j=j:
-                                      m.bin(c(), positions[j]))  # fmt: skip
+                # the cache keeps each record's bin x class (bin * K + class) anyway:
+                # read it while the column is at hand
+                early[j] = self._read("bin_class", j, lambda m=values, c=column, j=j:
+                                      m.bin(c(), positions[j]) * k + y)  # fmt: skip
             del column
             cell *= size
             cell += positions[j]
         found = [self._count(cell * k + y, self.n_cells * k)]
         occupied = self._occupied(cell) if self._cache is not None else None
         room = max(self.dense_limit, OCCUPIED_PER_ROW * y.size)
+        base = (None, None)  # (n_bins, index * n_bins * K), shared by equal n_bins
         for a, n_bins in self.tensors:
-            bins = early.pop(a, None)
-            if bins is None:
-                bins = self.maps[a].bin(encoded[:, a], positions[a])
+            bin_class = early.pop(a, None)
+            if bin_class is None:
+                bin_class = self.maps[a].bin(encoded[:, a], positions[a]) * k + y
             if occupied is not None and occupied[0].size * n_bins * k <= room:
                 cells, index = occupied
-                flat = (index * n_bins + bins) * k + y
+                if base[0] != n_bins:
+                    base = (None, None)  # the previous one freed first
+                    base = (n_bins, index * (n_bins * k))
+                flat = base[1] + bin_class  # (index * n_bins + bin) * K + class
                 counts = np.bincount(flat, minlength=cells.size * n_bins * k)
                 del flat  # counts of at most n records: int32 holds them in half the room
                 counts = counts.astype(np.int32 if y.size < 2**30 else np.int64)
                 found.append(OccupiedCounts(cells, counts.reshape(-1, n_bins, k)))
             else:
                 found.append(
-                    self._count((cell * n_bins + bins) * k + y, self.n_cells * n_bins * k)
+                    self._count(cell * (n_bins * k) + bin_class, self.n_cells * n_bins * k)
                 )
         return tuple(found)
 
