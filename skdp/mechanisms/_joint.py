@@ -37,6 +37,7 @@ terms, no subtraction), so the caveat is only that numpy's ``exp``, ``log``,
 ``logaddexp`` and sums keep that accuracy. The acceptance rate is ``1 - margin``.
 """
 
+import functools
 from decimal import MAX_EMAX, MIN_EMIN, ROUND_FLOOR, Context, Decimal
 from fractions import Fraction
 
@@ -97,7 +98,7 @@ def _bracket(y_num, y_den, digits):
     exp(-y_high) >= exp(-y_low) (1 - t) >= E (1 - s) (1 - t)`` (0 when ``t >= 1``;
     ``t = 0`` when ``y_low = 0``, which only ``y = 0`` rounds to).
     """
-    down = Context(prec=digits, rounding=ROUND_FLOOR, Emin=MIN_EMIN, Emax=MAX_EMAX)
+    down = _rounding_down(digits)
     y_low = down.divide(Decimal(y_num), Decimal(y_den))  # correctly rounded: any terms
     e_num, e_den = down.exp(-y_low).as_integer_ratio()
     scale = 10 ** (digits - 1)
@@ -108,6 +109,13 @@ def _bracket(y_num, y_den, digits):
     if shift <= 0:
         return (0, 1), high
     return (e_num * (scale - 1) * (10**shift - 1), e_den * scale * 10**shift), high
+
+
+@functools.lru_cache(maxsize=8)
+def _rounding_down(digits):
+    """The decimal context of ``digits`` digits rounding down (shared: its flags do not
+    change any result, and no trap is enabled that the bracket can raise)."""
+    return Context(prec=digits, rounding=ROUND_FLOOR, Emin=MIN_EMIN, Emax=MAX_EMAX)
 
 
 def _bernoulli_scaled_exp(rho, y, rng):

@@ -158,6 +158,23 @@ def _table_max_magnitude(sums, covered):
     return np.abs(table_max, where=np.isfinite(table_max), out=np.zeros(R))
 
 
+def _row_searchsorted(sorted_rows, values, side):
+    """``np.searchsorted(sorted_rows[r], values[r], side)`` of every row ``r`` (integer
+    arrays of shape ``(R, K)``, rows non-decreasing), in one call: row ``r`` shifted
+    by ``r`` times a gap wider than all the values' spread lies above every earlier
+    row and below every later one, so each search stays in its row (one call per
+    row if the shifts could overflow)."""
+    R, K = sorted_rows.shape
+    low = min(int(sorted_rows.min()), int(values.min()))
+    gap = max(int(sorted_rows.max()), int(values.max())) - low + 1
+    if gap * R >= 2**62:
+        rows = zip(sorted_rows, values, strict=True)
+        return np.array([np.searchsorted(a, v, side=side) for a, v in rows])
+    shift = np.arange(R, dtype=np.int64)[:, np.newaxis] * gap
+    found = np.searchsorted((sorted_rows + shift).ravel(), (values + shift).ravel(), side=side)
+    return found.reshape(R, K) - np.arange(0, R * K, K)[:, np.newaxis]
+
+
 def forward_windowed(bounds, targets, totals, rates, strict):
     """:func:`forward` for rows of non-decreasing ``lo`` and ``hi``, all at once.
 
@@ -182,11 +199,8 @@ def forward_windowed(bounds, targets, totals, rates, strict):
     stops = np.broadcast_to(np.arange(K) + (0 if strict else 1), (R, K))  # i < stops[c]
     for j in range(1, m):
         t = targets[:, j, np.newaxis]
-        below = np.empty((R, K), dtype=np.int64)
-        above = np.empty((R, K), dtype=np.int64)
-        for r in range(R):
-            below[r] = np.searchsorted(hi[r], lo[r] - t[r], side="left")
-            above[r] = np.searchsorted(lo[r], hi[r] - t[r], side="right")
+        below = _row_searchsorted(hi, lo - t, "left")
+        above = _row_searchsorted(lo, hi - t, "right")
         np.minimum(below, stops, out=below)
         np.minimum(above, stops, out=above)
         rising, falling = ell[:, j - 1] + rate * hi, ell[:, j - 1] - rate * lo

@@ -300,6 +300,20 @@ def test_integer_weights_of_rows_are_those_of_each_row_alone():
         assert all(np.array_equal(rows[r], _integer_weights(x[r], 50)) for r in range(R))
 
 
+def test_row_searchsorted_is_one_search_per_row():
+    rng = np.random.default_rng(4)
+    for _ in range(200):  # 2**61: shifts that could overflow, one search per row
+        R, K = int(rng.integers(1, 9)), int(rng.integers(1, 60))
+        scale = int(rng.choice([3, 1000, 2**49, 2**61]))
+        rows = np.sort(rng.integers(-scale, scale, (R, K)), axis=1)
+        values = rng.integers(-scale, scale, (R, K))
+        values[:, : K // 3] = rows[:, : K // 3]  # ties with the sorted rows
+        for side in ("left", "right"):
+            found = forward_module._row_searchsorted(rows, values, side)
+            for r in range(R):
+                assert np.array_equal(found[r], np.searchsorted(rows[r], values[r], side=side))
+
+
 def test_row_log_sums_are_those_of_each_row_as_a_column():
     rng = np.random.default_rng(2)
     for case in range(200):
