@@ -126,17 +126,10 @@ class Columns:
                     )
                 yield attribute.encode(column)
             else:
-                values = _numbers(column, self.names[j])
                 low, high = attribute.intervals[0]
-                name = f"column {self.names[j]!r}"
-                yield attribute.encode(numeric_column(values, low, high, name, clip_warning))
-
-
-def _numbers(column, name):
-    values = np.asarray(column, dtype=float)
-    if not np.isfinite(values).all():
-        raise ValueError(f"Input X contains NaN or infinity in column {name!r}")
-    return values
+                yield attribute.encode(
+                    numeric_column(column, low, high, self.names[j], clip_warning)
+                )
 
 
 def fit_input(estimator, X, y):

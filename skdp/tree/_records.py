@@ -35,12 +35,19 @@ class EncodedColumns:
         return self.columns[j]
 
 
-def numeric_column(values, low, high, name, clip_warning):
-    """``values`` clipped into ``[low, high]``: the array itself when nothing lies
-    outside (no copy), else :func:`~skdp.utils.validation.clip_to_bounds`' copy and its
-    warning."""
+def numeric_column(column, low, high, name, clip_warning):
+    """The numbers of ``column`` (a view where it holds float64), checked finite, and
+    clipped into ``[low, high]`` when ``clip_warning``: the array itself when nothing
+    lies outside (no copy), else :func:`~skdp.utils.validation.clip_to_bounds`' copy
+    and its warning."""
+    values = np.asarray(column, dtype=float)
+    bounded = clip_warning and np.isfinite(low) and np.isfinite(high) and values.size
+    if bounded and values.min() >= low and values.max() <= high:
+        return values  # finite too: a NaN fails both comparisons
+    if not np.isfinite(values).all():
+        raise ValueError(f"Input X contains NaN or infinity in column {name!r}")
     if not clip_warning or (low == -np.inf and high == np.inf):
         return values
-    if not values.size or (values.min() >= low and values.max() <= high):  # no NaN here
+    if not values.size or (values.min() >= low and values.max() <= high):
         return values
-    return clip_to_bounds(values, low, high, name=name)
+    return clip_to_bounds(values, low, high, name=f"column {name!r}")

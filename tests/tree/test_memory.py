@@ -104,3 +104,12 @@ def test_compact_picks_the_type_from_the_largest_index():
     assert compact(np.array([70_000])).dtype == np.uint32
     assert compact(np.array([-1, 3])).dtype == np.int32
     assert compact(np.array([], dtype=np.int64)).dtype == np.uint8
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+@pytest.mark.parametrize("bounds", [(-1.0, 1.0), None])
+def test_columns_read_in_place_are_still_checked_finite(bad, bounds):
+    X, y = _data()
+    X[7, 3] = bad
+    with pytest.raises(ValueError, match="NaN or infinity in column 'x3'"):
+        DPDecisionTree(bounds=bounds, classes=[0, 1], random_state=0).fit(X, y)
