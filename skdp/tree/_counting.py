@@ -5,10 +5,11 @@ A record's bin is the child of its concept it falls into (categorical) or its in
 between consecutive grid split points of its interval (numeric). The pass is vectorised
 over all records and all cells: each record's cell is one combined integer code (its
 concept positions in mixed radix), and every tensor is one :func:`numpy.bincount` of
-``(cell, bin, class)`` codes. A numpy fit keeps each attribute's positions and bins
-between levels (:class:`RecordCache`; only the attribute just specialized is re-read)
-and counts over the occupied cells only (:class:`OccupiedCounts`); a dask fit sends
-each block's counts to the driver, densely or as sorted keys (:class:`SparseCounts`).
+``(cell, bin, class)`` codes. A numpy fit keeps each attribute's positions and
+``bin * K + class`` keys between levels (:class:`RecordCache`; only the attribute just
+specialized is re-read) and counts over the occupied cells only
+(:class:`OccupiedCounts`); a dask fit sends each block's counts to the driver, densely
+or as sorted keys (:class:`SparseCounts`).
 """
 
 import math
@@ -107,11 +108,13 @@ def signature(attribute):
 
 
 class RecordCache:
-    """Per attribute, its latest position map and the positions and bins of the records
-    under it (a numpy fit: a level re-reads only the attribute it specialized).
+    """Per attribute, its latest position map and the positions and ``bin * K + class``
+    keys of the records under it (a numpy fit: a level re-reads only the attribute it
+    specialized).
 
-    Shared by the specializers of one fit (:mod:`skdp.tree._lookahead`): an entry is
-    keyed by the concepts of the cut it was read under, so it never serves another.
+    Belongs to one set of records and labels, shared by the specializers of one fit
+    (:mod:`skdp.tree._lookahead`): an entry is keyed by the concepts of the cut it was
+    read under, so it never serves another.
     """
 
     def __init__(self):
