@@ -219,5 +219,6 @@ def forward_windowed(bounds, targets, totals, rates, strict):
             axis=0,
         )  # fmt: skip
         magnitude = np.maximum(magnitude, _table_max_magnitude(sums, magnitude))
+        del sums, queries, v  # not alive beside the next step's table
         ell[:, j] = _log_column_sums(parts)
     return _finish(bounds, targets, totals, rates, ell, magnitude, _WINDOWED_MARGIN)

@@ -88,8 +88,10 @@ class _RangeLogSums:
         return self._answer(starts.shape, _cells(starts, stops))
 
     def answers(self):
-        """``self(*queries)`` of the ``queries`` the table was built for."""
-        return self._answer(*self._queries)
+        """``self(*queries)`` of the ``queries`` the table was built for (once: their
+        cells are released)."""
+        queries, self._queries = self._queries, None
+        return self._answer(*queries)
 
     def _answer(self, shape, cells):
         some, row, a, b, level = cells
