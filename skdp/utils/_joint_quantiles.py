@@ -12,6 +12,7 @@ import math
 import numpy as np
 
 from skdp.mechanisms._joint import joint_exponential_batch
+from skdp.utils._grid_index import add_counts
 
 __all__ = [
     "MAX_DENOMINATOR",
@@ -230,7 +231,7 @@ def _guessed_ranks(X, candidates, lower, scale, cut):
         np.subtract(w.view(np.int64), _TWO_52_BITS, out=a)
         if at.size:
             _check_cells(x, a, at, extended, following, candidates, base, equal)
-        np.add.at(histogram, a, 1)
+        add_counts(histogram, a)
     histogram, equal = histogram.reshape(d, K + 2), equal.reshape(d, K + 2)
     below = np.cumsum(histogram, axis=1)[:, :K]
     return below, below + equal[:, 1 : K + 1]

@@ -154,3 +154,20 @@ def test_feature_grids_are_one_linspace_per_feature():
         grids = _feature_grids(lower, upper, K)
         for j in range(d):
             assert np.array_equal(grids[j], np.linspace(lower[j], upper[j], K))
+
+
+@pytest.mark.parametrize("add_at", [False, True])
+def test_both_counting_loops_give_the_ranks_of_a_sort(monkeypatch, add_at):
+    import skdp.utils._grid_index as grid_index
+
+    monkeypatch.setattr(grid_index, "_ADD_AT", add_at)
+    histogram = np.zeros(7, dtype=np.int64)
+    cells = np.random.default_rng(0).integers(0, 7, 5000)
+    grid_index.add_counts(histogram, cells)
+    assert np.array_equal(histogram, np.bincount(cells, minlength=7))
+    X = np.random.default_rng(1).normal(size=(6000, 3))
+    below, at_or_below = grid_ranks(X, [-2.0, -1.0, 0.0], [2.0, 1.0, 3.0], 257)
+    for j, (lo, hi) in enumerate([(-2.0, 2.0), (-1.0, 1.0), (0.0, 3.0)]):
+        grid, ordered = np.linspace(lo, hi, 257), np.sort(np.clip(X[:, j], lo, hi))
+        assert np.array_equal(below[j], np.searchsorted(ordered, grid, side="left"))
+        assert np.array_equal(at_or_below[j], np.searchsorted(ordered, grid, side="right"))
