@@ -113,3 +113,25 @@ def test_string_codes_spell_every_value_as_str_does(column):
     codes, strings = string_codes(column)
     assert [strings[c] for c in codes] == [str(v) for v in column]
     assert len(strings) == len(set(strings))
+
+
+@pytest.mark.parametrize("n_points", [0, 1, 15, _counting.LINEAR_POINTS, 40])
+def test_count_at_most_is_searchsorted_right(n_points):
+    rng = np.random.default_rng(n_points)
+    points = rng.uniform(-2, 2, n_points)
+    if n_points:
+        points[0] = 0.0
+    points = np.sort(points)
+    near = np.concatenate([points, np.nextafter(points, -np.inf), np.nextafter(points, np.inf)])
+    values = np.concatenate([near, [-0.0, 0.0, -1e300, 1e300, -np.inf, np.inf]])
+    values = np.concatenate([values, rng.uniform(-3, 3, 500)])
+    matrix = np.column_stack([values, values])  # a strided column as well
+    for column in (values, matrix[:, 1]):
+        found = _counting.count_at_most(points, column)
+        np.testing.assert_array_equal(found, np.searchsorted(points, column, side="right"))
+        assert found.dtype == np.intp
+    codes = rng.integers(0, 6, 100).astype(np.uint8)  # category indices against boundaries
+    boundaries = np.arange(0.5, 5.0, 1.0)
+    np.testing.assert_array_equal(
+        _counting.count_at_most(boundaries, codes), np.searchsorted(boundaries, codes, "right")
+    )
