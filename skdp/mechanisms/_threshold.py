@@ -12,6 +12,7 @@ from skdp.utils.validation import check_epsilon, check_sensitivity
 __all__ = ["above_threshold"]
 
 _MAX_QUERY = 2**60
+_CHUNK = 64  # the queries of a 2-d call's first draw (the bounds' scans mostly stop there)
 
 
 def above_threshold(queries, threshold=0, *, sensitivity, epsilon, random_state=None):
@@ -24,10 +25,11 @@ def above_threshold(queries, threshold=0, *, sensitivity, epsilon, random_state=
     queries it reads.
 
     A 2-d ``queries`` runs one independent scan per row, all of them drawn in one call
-    to the noise sampler (much faster than one call per scan when there are many short
-    scans, as in per-feature bounds): row ``r`` gets its own ``rho_r`` and ``nu_{r,i}``,
-    i.i.d. from the same law as above, so each row's answer has exactly the law of a
-    1-d call on that row, independently of the other rows. Each row is one mechanism of
+    to the noise sampler a chunk of queries at a time (much faster than one call per
+    scan when there are many short scans, as in per-feature bounds): row ``r`` gets its
+    own ``rho_r`` and ``nu_{r,i}``, i.i.d. from the same law as above, so each row's
+    answer has exactly the law of a 1-d call on that row, independently of the other
+    rows. Each row is one mechanism of
     ``epsilon``: the ledger records ``epsilon`` once per row (sequential composition).
     Only the draws for a given ``random_state`` differ from one call per row.
 
@@ -94,11 +96,28 @@ def above_threshold(queries, threshold=0, *, sensitivity, epsilon, random_state=
 
 
 def _scans(queries, threshold, epsilon, scale, rng):
-    """One AboveThreshold per row of ``queries``: every ``rho`` and ``nu`` in one draw."""
+    """One AboveThreshold per row of ``queries``, the noise drawn for all rows at once a
+    chunk of queries at a time: ``rho`` and the first ``_CHUNK`` ``nu`` of every row in
+    one draw, then chunks twice as long for the rows still scanning. The same law as
+    drawing every ``nu`` up front: each ``nu_{r,i}`` a scan reads is drawn once, i.i.d.
+    from the same law and independent of what came before, and those it never reads do
+    not change its answer (only the draws for a given generator differ)."""
     n_scans, n_queries = queries.shape
     for _ in range(n_scans):
         record_spend(epsilon, mechanism="above_threshold")
-    noise = discrete_laplace((n_scans, n_queries + 1), scale, rng)
-    crossed = np.ones((n_scans, n_queries + 1), dtype=bool)  # the last: "none crossed"
-    np.greater_equal(queries + noise[:, 1:], threshold + noise[:, :1], out=crossed[:, :-1])
-    return np.argmax(crossed, axis=1)
+    stops = np.full(n_scans, n_queries, dtype=np.intp)
+    width = min(_CHUNK, n_queries)
+    noise = discrete_laplace((n_scans, 1 + width), scale, rng)
+    if not n_queries:
+        return stops
+    levels, nu = threshold + noise[:, :1], noise[:, 1:]
+    alive, start = np.arange(n_scans), 0
+    while True:
+        crossed = queries[alive, start : start + width] + nu >= levels
+        hit = crossed.any(axis=1)
+        stops[alive[hit]] = start + np.argmax(crossed[hit], axis=1)
+        alive, levels, start = alive[~hit], levels[~hit], start + width
+        if not alive.size or start >= n_queries:
+            return stops
+        width = min(2 * width, n_queries - start)
+        nu = discrete_laplace((alive.size, width), scale, rng)

@@ -166,7 +166,7 @@ class MinMaxScaler(AffineScalerMixin, BaseEstimator):
     >>> X = np.random.default_rng(0).uniform([0, 10], [1, 50], size=(5000, 2))
     >>> scaler = MinMaxScaler(epsilon=1.0, random_state=0).fit(X)
     >>> scaler.data_min_.round(1), scaler.data_max_.round(1)
-    (array([ 0. , 10.3]), array([ 1. , 49.6]))
+    (array([ 0. , 10.3]), array([ 1. , 49.4]))
     >>> scaler.privacy_spent_.epsilon
     1.0
 

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
+import skdp.mechanisms._threshold as threshold_module
 from skdp import PrivacyLedger
 from skdp.mechanisms import above_threshold
 from skdp.utils._audit import audit
@@ -86,6 +87,28 @@ def test_each_row_of_a_2d_call_has_the_exact_law_of_a_scan():
     # the same statistic rejects the law of half the noise (a wrong scale)
     wrong = _exact_stop_law(queries, threshold, sensitivity / epsilon) * n_rows
     assert stats.chisquare(observed, wrong).pvalue < 1e-6
+
+
+@pytest.mark.parametrize(
+    ("chunk", "queries"),
+    [(1, [-6, -3, 0, -2]), (64, [-12] * 100 + [-2] * 50)],  # chunks 1, 2, 1; 64, 86
+)
+def test_scans_drawn_a_chunk_at_a_time_keep_the_exact_law(monkeypatch, chunk, queries):
+    """A 2-d call draws the noise of its first _CHUNK queries, then of chunks twice as
+    long for the rows still scanning: each row still has the exact law of a scan."""
+    monkeypatch.setattr(threshold_module, "_CHUNK", chunk)
+    n_rows, scale = 20_000, 4
+    stops = above_threshold(
+        np.tile(queries, (n_rows, 1)), 0, sensitivity=2, epsilon=1.0, random_state=3
+    )
+    law = _exact_stop_law(queries, 0, scale)
+    keep = law * n_rows > 5  # the chi-square's cells, the rest pooled
+    observed = np.bincount(stops, minlength=len(queries) + 1)
+    pooled = [observed[~keep].sum()] if (~keep).any() else []
+    observed = np.append(observed[keep], pooled)
+    expected = np.append(law[keep], [law[~keep].sum()] if pooled else []) * n_rows
+    assert np.count_nonzero(stops >= chunk) > 1000  # the later chunks are read
+    assert stats.chisquare(observed, expected).pvalue > 1e-4
 
 
 def test_rows_are_independent_scans():
