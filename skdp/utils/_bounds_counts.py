@@ -11,6 +11,7 @@ public names. Counting is exact (integers), so it changes no release.
 
 import numpy as np
 
+from skdp.utils._grid_index import add_counts
 from skdp.utils._quantiles import _ANCHORED_GRID
 
 __all__ = ["as_numeric", "feature_counts"]
@@ -79,9 +80,6 @@ def _sum_table(first, inside, n_keys):
 
 _N_KEYS = _ANCHORED_GRID.size + 2  # keys per sign: #{thresholds <= |x|} in 0..G+1
 _SUM_TABLE = _sum_table(_FIRST, _INSIDE, _N_KEYS)
-# np.add.at on intp indices is a fast loop from numpy 1.25 (a third faster than
-# np.bincount here); older versions keep bincount (the same counts)
-_ADD_AT = np.lib.NumpyVersion(np.__version__) >= "1.25.0"
 
 
 def feature_counts(X, rows=None):
@@ -144,10 +142,7 @@ def feature_counts(X, rows=None):
         key >>= np.uint64(_SHIFT + 1)
         key = key.view(np.int64)
         key += offsets[: stop - start]
-        if _ADD_AT:
-            np.add.at(histogram, key.reshape(-1), 1)
-        else:
-            histogram += np.bincount(key.reshape(-1), minlength=histogram.size)
+        add_counts(histogram, key.reshape(-1))
     histogram = histogram.reshape(d, width)
     if histogram[:, -1].any():
         raise ValueError("X must not hold NaN: its values must be finite")

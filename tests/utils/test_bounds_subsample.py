@@ -16,6 +16,7 @@ import pytest
 import skdp.utils._bounds as bounds_module
 import skdp.utils._bounds_counts as counts_module
 import skdp.utils._bounds_scan as scan_module
+import skdp.utils._grid_index as grid_index_module
 from skdp import PrivacyLedger
 from skdp.utils._audit import audit
 from skdp.utils._bounds import estimate_bounds, estimate_public_inputs
@@ -87,7 +88,7 @@ def _every_cell():
 def test_feature_counts_are_exact_on_every_cell_with_either_histogram(monkeypatch, add_at):
     # the one-gather key (_sum_table) against a sort, at the edges of all 2 x 32752
     # cells and around every threshold; np.add.at and np.bincount give the same counts
-    monkeypatch.setattr(counts_module, "_ADD_AT", add_at)
+    monkeypatch.setattr(grid_index_module, "_ADD_AT", add_at)
     column = np.random.default_rng(7).permutation(_every_cell())
     below, negative, positive = feature_counts(np.column_stack([column, -column]))
     for j, values in enumerate((column, -column)):
