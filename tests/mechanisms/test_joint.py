@@ -208,13 +208,20 @@ def test_range_sums_by_steps_are_those_of_one_accumulate_per_run(monkeypatch, te
     monkeypatch.setattr(range_module, "_TERMS_PER_CALL", terms_per_call)
     rng = np.random.default_rng(1)
     for case in range(150):
-        rows, K = int(rng.integers(1, 8)), int(rng.choice([1, 2, 3, 5, 8, 17, 64, 100, 257]))
-        v = np.cumsum(rng.normal(size=(rows, K)) * rng.choice([0.1, 3.0, 100.0]), axis=1)
-        v[rng.random(v.shape) < (0.3 if case % 3 == 0 else 0.0)] = -np.inf
-        if case % 10 == 0:
-            v[0] = -np.inf
+        v = _random_log_values(rng, case, 8, [1, 2, 3, 5, 8, 17, 64, 100, 257])
         sums = range_module._RangeLogSums(v)
         assert np.array_equal(sums.table, _accumulated_table(v))
+
+
+def _random_log_values(rng, case, max_rows, widths):
+    """Random rows of increasing log-values, some entries (every third case) and the
+    first row (every tenth) -inf: the range-sum tables' test inputs."""
+    rows, K = int(rng.integers(1, max_rows)), int(rng.choice(widths))
+    v = np.cumsum(rng.normal(size=(rows, K)) * rng.choice([0.1, 3.0, 100.0]), axis=1)
+    v[rng.random(v.shape) < (0.3 if case % 3 == 0 else 0.0)] = -np.inf
+    if case % 10 == 0:
+        v[0] = -np.inf
+    return v
 
 
 def test_table_of_its_queries_answers_as_the_complete_table():
@@ -223,11 +230,8 @@ def test_table_of_its_queries_answers_as_the_complete_table():
     # complete table's max lies in the bounds, and a partial table refuses max()
     rng = np.random.default_rng(5)
     for case in range(200):
-        rows, K = int(rng.integers(1, 7)), int(rng.choice([1, 2, 3, 5, 17, 64, 100, 257, 513]))
-        v = np.cumsum(rng.normal(size=(rows, K)) * rng.choice([0.1, 3.0, 100.0]), axis=1)
-        v[rng.random(v.shape) < (0.3 if case % 3 == 0 else 0.0)] = -np.inf
-        if case % 10 == 0:
-            v[0] = -np.inf
+        v = _random_log_values(rng, case, 7, [1, 2, 3, 5, 17, 64, 100, 257, 513])
+        rows, K = v.shape
         starts = rng.integers(0, K + 1, (rows, int(rng.integers(1, 3 * K))))
         stops = np.minimum(starts + rng.integers(0, K + 1, starts.shape), K)
         complete = range_module._RangeLogSums(v)
