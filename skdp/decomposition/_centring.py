@@ -164,6 +164,7 @@ class Centring:
         shift, bound, box = self._shift, norm**2, self.box
         found, scatter = 0, np.zeros((shift.size, shift.size))
         tile, squared, centred = np.tile(shift, (WIDE, 1)), np.empty(box.rows), None
+        products, ones = np.empty((box.rows, shift.size)), np.ones(shift.size)
         for _, rows, _ in box.blocks():
             m = rows.shape[0]
             if rows.base is not box.buffer:  # a view of X: centred into a buffer of its own
@@ -172,7 +173,9 @@ class Centring:
             else:
                 c = rowwise(np.subtract, rows, tile, rows)
             s = squared[:m]
-            np.einsum("ij,ij->i", c, c, out=s)
+            # ||c_i||^2 as (c * c) 1: a product and a matrix-vector product, a third
+            # faster than einsum over rows of d values
+            np.matmul(np.multiply(c, c, out=products[:m]), ones, out=s)
             long = int(np.count_nonzero(s > bound))
             if long:
                 found += long
