@@ -126,9 +126,7 @@ def resolve_public_bounds(estimator, blocks, *, rng, stacklevel=2):
     # bounds leave, in the order of the estimates
     planned = epsilon * math.fsum(share for share, _ in plan.values())
     pool = RESCAN_SHARE * (epsilon - split["n_samples"] - planned)
-    tiers = {}
     for i, (share, tier) in plan.items():
-        tiers[i] = tier
         lower, upper, rescans = estimate_bounds_spending(
             blocks[i][0], epsilon=share * epsilon, tier=tier, n_noisy=count.n_samples,
             sparse_budget=pool, random_state=rng,
@@ -144,7 +142,7 @@ def resolve_public_bounds(estimator, blocks, *, rng, stacklevel=2):
             stacklevel=stacklevel + 1,
         )
     split["moments"] = epsilon - math.fsum(split.values())
-    return resolved, split, max(tiers.values())
+    return resolved, split, max(tier for _, tier in plan.values())
 
 
 def unit_scaling(lower, upper, *, centred):
