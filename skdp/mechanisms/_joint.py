@@ -45,7 +45,7 @@ import numpy as np
 
 from skdp.accounting import record_spend
 from skdp.mechanisms._exact import _rational_at_most
-from skdp.mechanisms._joint_forward import forward
+from skdp.mechanisms._joint_forward import block_scores, forward
 from skdp.mechanisms._rng import check_random_state
 from skdp.utils.validation import check_epsilon, check_sensitivity
 
@@ -341,10 +341,9 @@ def _sample(program, first, bounds, targets, total, rate, strict, rng):
             out[j], weight_sum = _draw(cumulative, rng)
             chosen = cumulative[out[j]] - (cumulative[out[j] - 1] if out[j] else 0)
             p, q = p * weight_sum, q * int(chosen)
-            if j:  # block_scores of every candidate against out[j]
-                t = targets[j]
-                scores = np.maximum(np.maximum(lo[out[j]] - hi - t, t - hi[out[j]] + lo), 0)
-                x = ell[j - 1] - step_rate * scores.astype(float)
+            if j:  # every candidate against out[j]
+                following = (lo[out[j], None], hi[out[j], None])
+                x = ell[j - 1] - step_rate * block_scores(bounds, following, targets[j])[:, 0]
                 x[out[j] if strict else out[j] + 1 :] = -np.inf
                 cumulative = np.cumsum(_integer_weights(x, bits))
         score = sequence_score(bounds, targets, total, out)

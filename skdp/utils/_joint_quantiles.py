@@ -256,7 +256,7 @@ def _check_cells(x, a, at, extended, following, candidates, base, equal):
         low = extended.take(cells)
     ties = values == low
     if ties.any():
-        equal += np.bincount(cells[ties], minlength=equal.size)
+        add_counts(equal, cells[ties])
 
 
 def joint_quantiles(values, fractions, bounds, n_candidates, epsilon, rng):
