@@ -293,12 +293,20 @@ def test_windowed_program_is_that_of_the_complete_tables(monkeypatch):
             assert all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))
 
 
+def _random_log_rows(rng, case):
+    # 1-11 rows of up to 2999 log weights (random walks on three scales), a third
+    # of them -inf in every fourth case
+    R, K = int(rng.integers(1, 12)), int(rng.integers(1, 3000))
+    X = np.cumsum(rng.normal(size=(R, K)) * rng.choice([0.1, 3.0, 100.0]), axis=1)
+    X[rng.random(X.shape) < (0.3 if case % 4 == 0 else 0.0)] = -np.inf
+    return X
+
+
 def test_integer_weights_of_rows_are_those_of_each_row_alone():
     rng = np.random.default_rng(3)
     for case in range(100):
-        R, K = int(rng.integers(1, 12)), int(rng.integers(1, 3000))
-        x = np.cumsum(rng.normal(size=(R, K)) * rng.choice([0.1, 3.0, 100.0]), axis=1)
-        x[rng.random(x.shape) < (0.3 if case % 4 == 0 else 0.0)] = -np.inf
+        x = _random_log_rows(rng, case)
+        R, K = x.shape
         x[:, rng.integers(0, K)] = rng.normal()  # a finite entry in every row
         rows = _integer_weights(x, 50)
         assert all(np.array_equal(rows[r], _integer_weights(x[r], 50)) for r in range(R))
@@ -321,9 +329,8 @@ def test_row_searchsorted_is_one_search_per_row():
 def test_row_log_sums_are_those_of_each_row_as_a_column():
     rng = np.random.default_rng(2)
     for case in range(200):
-        R, K = int(rng.integers(1, 12)), int(rng.integers(1, 3000))
-        X = np.cumsum(rng.normal(size=(R, K)) * rng.choice([0.1, 3.0, 100.0]), axis=1)
-        X[rng.random(X.shape) < (0.3 if case % 4 == 0 else 0.0)] = -np.inf
+        X = _random_log_rows(rng, case)
+        R = X.shape[0]
         if case % 10 == 0:
             X[0] = -np.inf
         rows = forward_module._log_row_sums(X)
