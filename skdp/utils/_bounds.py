@@ -62,6 +62,7 @@ from skdp.utils._bounds_scan import (
     feature_boxes,
     poisson_rows,
     poisson_subsample,
+    sided_box,
     subsample_rate,
 )
 from skdp.utils._bounds_shares import (  # noqa: F401 (the rules' constants, re-exported)
@@ -212,9 +213,8 @@ def estimate_bounds_spending(X, *, epsilon, tier, n_noisy, sparse_budget, random
     spent : float
         The epsilon the rescans spent (recorded on the ledger by their mechanisms).
     """
-    budget = sparse_budget if tier == 1 else 0.0
-    lower, upper, _, _, spent = _bounds_and_rows(
-        X, epsilon, tier, n_noisy, random_state, finite, sparse_budget=budget
+    lower, upper, _, _, spent = _bounds_and_rows(  # tiers 2 and 3 rescan nothing
+        X, epsilon, tier, n_noisy, random_state, finite, sparse_budget=sparse_budget
     )
     return lower, upper, spent
 
@@ -258,8 +258,7 @@ def _bounds_and_rows(X, epsilon, tier, n_noisy, random_state, finite, sparse_bud
             clip_share=1 - BOUNDS_QUANTILE, budget=sparse_budget,
             expected_rows=_expected(n_noisy, rate), rng=rng,
         )  # fmt: skip
-        lower[features] = np.where(negative, -magnitudes, -0.0)
-        upper[features] = np.where(positive, magnitudes, 0.0)
+        lower[features], upper[features] = sided_box(magnitudes, negative, positive)
     else:
         raise ValueError(f"tier must be 1, 2 or 3, got {tier!r}")
     narrow = upper - lower < _MIN_WIDTH
@@ -370,16 +369,16 @@ def estimate_public_inputs(
         return out
     split["n_samples"] = count_share * epsilon
     out.n_samples = noisy_count(n_samples, epsilon=split["n_samples"], random_state=rng)
+    norm = 0.0 if row_norms is None else norm_share(out.n_samples, epsilon) * epsilon
     if columns is not None:
         columns = as_numeric(columns)
         columns = columns.reshape(-1, 1) if columns.ndim == 1 else columns
         share, out.bounds_tier = bounds_share(out.n_samples, epsilon, columns.shape[1])
         split["bounds"] = share * epsilon
-        norm = 0.0 if row_norms is None else norm_share(out.n_samples, epsilon) * epsilon
         left = epsilon - split["n_samples"] - split["bounds"] - norm
         lower, upper, out.rows, out.rows_rate, spent = _bounds_and_rows(
             columns, split["bounds"], out.bounds_tier, out.n_samples, rng, finite,
-            sparse_budget=SPARSE_BUDGET * left if out.bounds_tier == 1 else 0.0,
+            sparse_budget=SPARSE_BUDGET * left,  # spent at tier 1 only
         )  # fmt: skip
         if spent:  # a sparse column collapsed (:mod:`skdp.utils._bounds_sparse`)
             split["bounds"] += spent
@@ -392,7 +391,7 @@ def estimate_public_inputs(
             stacklevel=stacklevel,
         )
     if row_norms is not None:
-        split["data_norm"] = norm_share(out.n_samples, epsilon) * epsilon
+        split["data_norm"] = norm
         rate = subsample_rate(out.n_samples, split["data_norm"])
         row_norms = poisson_subsample(np.asarray(row_norms, dtype=float), rate, rng)
         q = margin_quantile(NORM_QUANTILE, _expected(out.n_samples, rate), split["data_norm"])

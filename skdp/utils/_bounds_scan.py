@@ -49,6 +49,7 @@ __all__ = [
     "poisson_subsample",
     "present_sides",
     "scan_counts",
+    "sided_box",
     "sign_sides",
     "subsample_rate",
 ]
@@ -234,9 +235,15 @@ def feature_boxes(X, rows, q, *, scan_epsilon, sign_epsilon, clip_share, rng):
     signs = np.stack([negative, positive], axis=1)
     magnitudes = scan_counts(below, n_values, q, epsilon=scan_epsilon, random_state=rng)
     negative, positive, noisy = sign_sides(signs, sign_epsilon, rng, clip_share=clip_share)
-    lower, upper = np.where(negative, -magnitudes, -0.0), np.where(positive, magnitudes, 0.0)
+    lower, upper = sided_box(magnitudes, negative, positive)
     sides = np.stack([negative, positive], axis=1)
     return lower, upper, ScanCounts(below, signs, n_values, magnitudes, noisy, sides)
+
+
+def sided_box(magnitudes, negative, positive):
+    """``(lower, upper)``: ``[-R_j, R_j]`` with a side judged absent at 0 (``-0.0``
+    below)."""
+    return np.where(negative, -magnitudes, -0.0), np.where(positive, magnitudes, 0.0)
 
 
 @dataclass

@@ -22,8 +22,9 @@ nothing is drawn: the bounds, and every draw after them, are those of tier 1 alo
 bit for bit.
 
 For each of the ``k`` collapsed features, with ``B`` the public budget the caller
-allows (:func:`skdp.utils._bounds.estimate_public_inputs`: half of what the count,
-the bounds' share and the norm leave):
+allows: ``SPARSE_BUDGET`` (half) of what its earlier estimates leave (the count,
+the bounds' share and the norm in :func:`skdp.utils._bounds.estimate_public_inputs`),
+a tenth (``RESCAN_SHARE``) in :mod:`skdp.linear_model._moments`:
 
 1. a second noisy sign histogram ``(#{x_j < 0}, #{x_j > 0})`` at
    ``epsilon_c = min(COUNT_SCANS epsilon_scan, B / (2 k))`` (L1 sensitivity 1),
@@ -167,7 +168,7 @@ def rescan_sparse(found, q, *, scan_epsilon, sign_epsilon, clip_share, budget, e
     negative, positive = present_sides(combined, math.sqrt(weights.sum()), clip_share=clip_share)
     nonzero = np.maximum(combined.sum(axis=1), 1.0)
     spends = _scan_spends(nonzero, negative | positive, scan_epsilon, budget - k * count_epsilon)
-    magnitudes = found.magnitudes[features].copy()
+    magnitudes = found.magnitudes[features]  # a copy (integer indices)
     for i, j in enumerate(features):
         if not spends[i]:  # too few nonzero values to scan: the first, tiny box stands
             continue
