@@ -83,8 +83,11 @@ class _RangeLogSums:
         return np.where(np.isfinite(self.v), self.v, np.inf).min(axis=1)
 
     def __call__(self, starts, stops):
-        """Row ``r``'s sums over ``[starts[r, c], stops[r, c])``, shape of ``starts``
-        (with ``queries``, only those given)."""
+        """Row ``r``'s sums over ``[starts[r, c], stops[r, c])``, shape of ``starts``;
+        only of a complete table (a table built for ``queries`` answers them through
+        :meth:`answers`: its other cells were never filled)."""
+        if not self.complete:
+            raise ValueError("the table holds only the cells of its queries: use answers()")
         return self._answer(starts.shape, _cells(starts, stops))
 
     def answers(self):
