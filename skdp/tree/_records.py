@@ -41,13 +41,11 @@ def numeric_column(column, low, high, name, clip_warning):
     lies outside (no copy), else :func:`~skdp.utils.validation.clip_to_bounds`' copy
     and its warning."""
     values = np.asarray(column, dtype=float)
-    bounded = clip_warning and np.isfinite(low) and np.isfinite(high) and values.size
-    if bounded and values.min() >= low and values.max() <= high:
-        return values  # finite too: a NaN fails both comparisons
+    inside = True  # nothing to clip
+    if clip_warning and values.size and (np.isfinite(low) or np.isfinite(high)):
+        inside = values.min() >= low and values.max() <= high  # False on a NaN
+        if inside and np.isfinite(low) and np.isfinite(high):
+            return values  # inside a finite box: finite too
     if not np.isfinite(values).all():
         raise ValueError(f"Input X contains NaN or infinity in column {name!r}")
-    if not clip_warning or (low == -np.inf and high == np.inf):
-        return values
-    if not values.size or (values.min() >= low and values.max() <= high):
-        return values
-    return clip_to_bounds(values, low, high, name=f"column {name!r}")
+    return values if inside else clip_to_bounds(values, low, high, name=f"column {name!r}")
