@@ -2,11 +2,12 @@
 
 :func:`skdp.utils._bounds.estimate_bounds` scans, for each feature, the rank of
 ``|x_j|`` over the public grid of :func:`skdp.utils._quantiles.scan_quantile` and
-counts the signs of ``x_j``. Both come here from one sort of the signed column
-(:func:`column_counts`): ``#{|x| < c} = #{x < c} - #{x <= -c}`` for ``c > 0``, exact in
-floating point (negation is exact), so the queries are those of a sort of ``|x_j|``.
-The scans take the same counts of every column from one pass over the rows, without a
-sort (:func:`~skdp.utils._bounds_counts.feature_counts`, re-exported here).
+counts the signs of ``x_j``. The scans take both for every column from one pass over
+the rows, without a sort (:func:`~skdp.utils._bounds_counts.feature_counts`,
+re-exported here), equal to those of one sort of the signed column
+(:func:`column_counts`, the reference the tests compare with):
+``#{|x| < c} = #{x < c} - #{x <= -c}`` for ``c > 0``, exact in floating point
+(negation is exact), so the queries are those of a sort of ``|x_j|``.
 
 On many rows the scans run on a Poisson subsample (:func:`subsample_rate`,
 :func:`poisson_subsample`): each row kept independently with a public probability
