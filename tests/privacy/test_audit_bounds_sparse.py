@@ -46,7 +46,6 @@ def _audit(n_search, n_samples, random_state):
 
 
 def test_the_pair_collapses_and_is_rescanned_for_the_whole_budget():
-    rescanned = 0
     for X in PAIR:
         for seed in range(50):
             with PrivacyLedger() as ledger:
@@ -55,8 +54,6 @@ def test_the_pair_collapses_and_is_rescanned_for_the_whole_budget():
                 )
             assert 0.5 < spent <= SPARSE_BUDGET + 1e-12
             assert ledger.total.epsilon == pytest.approx(BOUNDS_EPSILON + spent)
-            rescanned += spent > 0
-    assert rescanned == 100
 
 
 def test_the_rescan_passes_the_audit():
