@@ -32,6 +32,7 @@ from skdp.utils._bounds import (
     bounds_share,
     estimate_bounds_spending,
     estimate_public_inputs,
+    rescan_budget,
     warn_public_bounds,
 )
 from skdp.utils._centred_sums import count_clipped
@@ -125,7 +126,7 @@ def resolve_public_bounds(estimator, blocks, *, rng, stacklevel=2):
     # the sparse columns' rescans share at most RESCAN_SHARE of what the count and the
     # bounds leave, in the order of the estimates
     planned = epsilon * math.fsum(share for share, _ in plan.values())
-    pool = RESCAN_SHARE * (epsilon - split["n_samples"] - planned)
+    pool = rescan_budget(epsilon, split["n_samples"], planned, share=RESCAN_SHARE)
     for i, (share, tier) in plan.items():
         lower, upper, rescans = estimate_bounds_spending(
             blocks[i][0], epsilon=share * epsilon, tier=tier, n_noisy=count.n_samples,

@@ -16,9 +16,9 @@ import numpy as np
 
 from skdp.mechanisms import geometric
 from skdp.utils._bounds import (
-    SPARSE_BUDGET,
     bounds_share,
     estimate_bounds_spending,
+    rescan_budget,
     warn_public_bounds,
 )
 from skdp.utils._stats import sum_blocks
@@ -105,10 +105,10 @@ def counts_then_bounds(X, codes, n_classes, epsilon, *, stacklevel, random_state
     n_noisy = max(int(np.sum(count)), 1)
     share, tier = bounds_share(n_noisy, epsilon, X.shape[1])
     # a sparse column's rescan takes at most SPARSE_BUDGET of what counts and bounds leave
-    left = epsilon - epsilon_count - share * epsilon
     lower, upper, rescans = estimate_bounds_spending(  # X validated finite (numpy only)
         X, epsilon=share * epsilon, tier=tier, n_noisy=n_noisy,
-        sparse_budget=SPARSE_BUDGET * left, random_state=random_state, finite=True,
+        sparse_budget=rescan_budget(epsilon, epsilon_count, share * epsilon),
+        random_state=random_state, finite=True,
     )  # fmt: skip
     bounds = (lower, upper)
     warn_public_bounds(

@@ -19,9 +19,9 @@ from skdp.naive_bayes._categories import (
 from skdp.naive_bayes._counts import category_counts, noisy_class_counts, pooled_class_count
 from skdp.naive_bayes._priors import check_priors
 from skdp.utils._bounds import (
-    SPARSE_BUDGET,
     bounds_share,
     estimate_bounds_spending,
+    rescan_budget,
     warn_public_bounds,
 )
 from skdp.utils._numeric_input import validate_numeric_data
@@ -258,11 +258,9 @@ class CategoricalNB(DifferentialPrivacyMixin, ClassifierMixin, BaseEstimator):
         )
         n_noisy = max(int(class_count.sum()), 1)
         share, tier = bounds_share(n_noisy, epsilon, d)
-        # a sparse column's rescan takes at most SPARSE_BUDGET of what is left
-        left = epsilon - epsilon_class - share * epsilon
         lower, upper, rescans = estimate_bounds_spending(
             X, epsilon=share * epsilon, tier=tier, n_noisy=n_noisy,
-            sparse_budget=SPARSE_BUDGET * left, random_state=rng,
+            sparse_budget=rescan_budget(epsilon, epsilon_class, share * epsilon), random_state=rng,
         )  # fmt: skip
         box = (lower, upper)
         warn_public_bounds(tier, epsilon=epsilon, n_noisy=n_noisy, bounds=box, stacklevel=4)

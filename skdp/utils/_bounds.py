@@ -73,11 +73,13 @@ from skdp.utils._bounds_shares import (  # noqa: F401 (the rules' constants, re-
     MIN_NORM_SHARE,
     MIN_QUANTILE,
     NORM_RECORDS,
+    SPARSE_BUDGET,
     TIER1_RECORDS,
     TIER2_RECORDS,
     bounds_share,
     margin_quantile,
     norm_share,
+    rescan_budget,
 )
 from skdp.utils._bounds_sparse import rescan_sparse
 from skdp.utils._bounds_warn import FALLBACK_BOUND, warn_public_bounds
@@ -97,6 +99,7 @@ __all__ = [
     "margin_quantile",
     "noisy_count",
     "norm_share",
+    "rescan_budget",
     "warn_public_bounds",
 ]
 
@@ -105,8 +108,6 @@ BOUNDS_QUANTILE = 0.98
 NORM_QUANTILE = 0.9
 # tier 1: the share of a feature's budget its sign histogram takes
 SIGN_SHARE = 0.25
-# the most the rescans of collapsed sparse columns take of what the estimates leave
-SPARSE_BUDGET = 0.5
 # the narrowest box: wider than any grid step near zero
 _MIN_WIDTH = 2.0**-30
 
@@ -375,10 +376,9 @@ def estimate_public_inputs(
         columns = columns.reshape(-1, 1) if columns.ndim == 1 else columns
         share, out.bounds_tier = bounds_share(out.n_samples, epsilon, columns.shape[1])
         split["bounds"] = share * epsilon
-        left = epsilon - split["n_samples"] - split["bounds"] - norm
         lower, upper, out.rows, out.rows_rate, spent = _bounds_and_rows(
             columns, split["bounds"], out.bounds_tier, out.n_samples, rng, finite,
-            sparse_budget=SPARSE_BUDGET * left,  # spent at tier 1 only
+            sparse_budget=rescan_budget(epsilon, split["n_samples"], split["bounds"], norm),
         )  # fmt: skip
         if spent:  # a sparse column collapsed (:mod:`skdp.utils._bounds_sparse`)
             split["bounds"] += spent

@@ -6,7 +6,7 @@ record count ``n~`` only, so what it decides is post-processing (see
 re-exports these names).
 """
 
-__all__ = ["bounds_share", "margin_quantile", "norm_share"]
+__all__ = ["bounds_share", "margin_quantile", "norm_share", "rescan_budget"]
 
 MIN_BOUNDS_SHARE, MAX_BOUNDS_SHARE = 0.1, 0.6
 MIN_NORM_SHARE, MAX_NORM_SHARE = 0.05, 0.25
@@ -18,6 +18,8 @@ NORM_RECORDS = 40.0
 # (1 - q) n~ epsilon_scan < MARGIN_RECORDS a large threshold draw lets the scan run far
 # past the data. The quantile is lowered (down to MIN_QUANTILE) to keep that margin.
 MARGIN_RECORDS, MIN_QUANTILE = 6.0, 0.75
+# the most the rescans of collapsed sparse columns take of what the estimates leave
+SPARSE_BUDGET = 0.5
 
 
 def bounds_share(n_noisy, epsilon, n_features):
@@ -62,3 +64,20 @@ def margin_quantile(q, n_noisy, epsilon):
         return q
     lowered = 1 - MARGIN_RECORDS / (max(n_noisy, 1) * epsilon)
     return min(q, max(lowered, MIN_QUANTILE))
+
+
+def rescan_budget(epsilon, *spent, share=SPARSE_BUDGET):
+    """The most the rescans of collapsed sparse columns may spend
+    (:mod:`skdp.utils._bounds_sparse`): ``share`` of what ``epsilon`` leaves after the
+    shares ``spent``, subtracted in order (public values and ``n~`` only).
+
+    Examples
+    --------
+    >>> from skdp.utils._bounds import rescan_budget
+    >>> rescan_budget(1.0, 0.25, 0.25), rescan_budget(1.0, 0.25, 0.25, share=0.1)
+    (0.25, 0.05)
+    """
+    left = epsilon
+    for part in spent:
+        left -= part
+    return share * left

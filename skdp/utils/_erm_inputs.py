@@ -50,12 +50,12 @@ import numpy as np
 from skdp.utils._bounds import (
     COUNT_SHARE,
     NORM_QUANTILE,
-    SPARSE_BUDGET,
     bounds_share,
     estimate_bounds_spending,
     margin_quantile,
     noisy_count,
     norm_share,
+    rescan_budget,
 )
 from skdp.utils._erm import persist_design, unit_ball_design
 from skdp.utils._erm_rows import row_squares
@@ -244,12 +244,10 @@ def private_row_inputs(X, data_norm, *, epsilon, rng, bounds=None, stacklevel=2)
     candidates = {}
     norm_spend = norm_share(n_noisy, epsilon) * epsilon
     if tier == 1 and share <= SCALE_MAX_SHARE:
-        # a sparse column's rescan takes at most SPARSE_BUDGET of what the count, the
-        # bounds and the norm leave
-        left = epsilon - split["n_samples"] - share * epsilon - norm_spend
         lower, upper, rescans = estimate_bounds_spending(  # X validated finite
             X, epsilon=share * epsilon, tier=1, n_noisy=n_noisy,
-            sparse_budget=SPARSE_BUDGET * left, random_state=rng, finite=True,
+            sparse_budget=rescan_budget(epsilon, split["n_samples"], share * epsilon, norm_spend),
+            random_state=rng, finite=True,
         )  # fmt: skip
         split["bounds"] = share * epsilon + rescans
         out.scale_columns(ColumnScaling(lower, upper), stacklevel=stacklevel + 1)

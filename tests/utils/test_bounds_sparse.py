@@ -44,7 +44,7 @@ def test_a_97_percent_zero_column_gets_the_box_of_its_nonzero_values():
 
 def test_without_the_rescan_the_sparse_column_collapses(monkeypatch):
     # what the rescan repairs, on the same data and seed (the old behaviour)
-    monkeypatch.setattr(bounds_module, "SPARSE_BUDGET", 0.0)
+    monkeypatch.setattr(bounds_module, "rescan_budget", lambda *spent: 0.0)
     found = estimate_public_inputs(1.0, n_samples=3000, columns=_sparse(), random_state=0)
     assert found.bounds[1][1] < SPARSE_LIMIT
 
@@ -52,8 +52,8 @@ def test_without_the_rescan_the_sparse_column_collapses(monkeypatch):
 def test_columns_without_zeros_draw_and_spend_exactly_as_without_the_rescan(monkeypatch):
     X = np.random.default_rng(1).normal(0, 1e-3, (5000, 3))  # small scale, no zeros
     outputs = []
-    for budget in (bounds_module.SPARSE_BUDGET, 0.0):
-        monkeypatch.setattr(bounds_module, "SPARSE_BUDGET", budget)
+    for budget in (bounds_module.rescan_budget, lambda *spent: 0.0):
+        monkeypatch.setattr(bounds_module, "rescan_budget", budget)
         rng = np.random.default_rng(7)
         found = estimate_public_inputs(5.0, n_samples=5000, columns=X, random_state=rng)
         outputs.append((found.bounds, found.epsilon_split, rng.random()))
