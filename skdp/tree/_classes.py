@@ -270,7 +270,7 @@ class DPDecisionTree(DifferentialPrivacyMixin, ClassifierMixin, TransformerMixin
             if dask_fit:
                 encoded, y_codes = dask_records(columns, X, y, classes)
             else:
-                encoded = columns.encode_matrix(frame, clip_warning=True)
+                encoded = columns.encode_columns(frame, clip_warning=True)
             # the noisy record count of n_levels="auto" (nothing else is estimated)
             n_samples = encoded.shape[0] if dask_fit else len(frame)
             public = estimate_public_inputs(

@@ -101,7 +101,7 @@ class Columns:
         """Encoded values per attribute of a frame returned by :func:`as_frame`."""
         return list(self._encoded(frame, clip_warning))
 
-    def encode_matrix(self, frame, *, clip_warning=False):
+    def encode_columns(self, frame, *, clip_warning=False):
         """:meth:`encode`'s columns as :class:`~skdp.tree._records.EncodedColumns`: a
         float64 numeric column with nothing clipped is the caller's own (no copy),
         categorical codes take one or two bytes a record."""

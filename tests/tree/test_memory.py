@@ -49,7 +49,7 @@ def _encoded(X, bounds, **params):
     tree = DPDecisionTree(bounds=bounds, classes=[0, 1], **params)
     frame = as_frame(X)
     columns, _ = split_columns(tree, frame, from_frame=isinstance(X, pd.DataFrame))
-    return columns.encode_matrix(frame, clip_warning=True)
+    return columns.encode_columns(frame, clip_warning=True)
 
 
 def test_encoded_columns_are_views_unless_clipped_and_codes_are_small():
